@@ -1,0 +1,55 @@
+"""The property checks, one module per function (or property family) under test.
+
+A check is a function named ``test_<name>`` in ``grader/checks/<module>.py``; its stable
+id, used by rubrics and reports, is ``<module>.<name>`` (``softmax.py::test_axis`` is
+``softmax.axis``). Renaming one changes the report contract.
+
+To add a check: write the function here, decorated with :func:`check`, taking the
+``submission`` fixture first; then give its id points in the rubric. Call the student
+through ``submission`` (it returns plain arrays from the sandboxed worker), compare
+with :mod:`grader.reference` *after* the call returns, and fail through
+:mod:`grader.expect` so the student reads what broke.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis.strategies import SearchStrategy
+
+# Every setting is explicit: Hypothesis picks another profile when it detects CI, and a
+# student's local run must get exactly the grade CI gives.
+GRADING_SETTINGS = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=40,
+    phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    print_blob=False,
+    report_multiple_bugs=False,
+    suppress_health_check=list(HealthCheck),
+    verbosity=Verbosity.quiet,
+)
+
+
+def check(*, max_examples: int | None = None, **strategies: SearchStrategy[Any]) -> Callable:
+    """Turn ``test_x(submission, **drawn)`` into a derandomized property check.
+
+    Each keyword names a strategy for one argument; with none, the check runs once.
+    The calls made by the last example run become the failure's counterexample.
+    """
+
+    def decorate(test: Callable) -> Callable:
+        @functools.wraps(test)
+        def run_example(submission: Any, **drawn: Any) -> None:
+            submission.begin_example()
+            test(submission, **drawn)
+
+        if not strategies:
+            return run_example
+        chosen = settings(GRADING_SETTINGS, max_examples=max_examples or GRADING_SETTINGS.max_examples)
+        return chosen(given(**strategies)(run_example))
+
+    return decorate

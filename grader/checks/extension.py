@@ -1,0 +1,14 @@
+"""Bonus checks that go beyond the lesson's required head."""
+
+from grader import expect, reference, strategies
+from grader.checks import check
+
+
+@check(qkv=strategies.batched_attention_inputs(), max_examples=20)
+def test_batched(submission, qkv):
+    """attention accepts a leading batch axis: (b, n, d) inputs, as the lesson's einsum note says."""
+    Q, K, V = qkv
+    out, A = expect.pair(submission.attention(Q, K, V), "attention(Q, K, V) on (b, n, d) inputs")
+    expected_out, expected_A = reference.attention(Q, K, V)
+    expect.close(A, expected_A, "A")
+    expect.close(out, expected_out, "out")

@@ -1,0 +1,61 @@
+"""Checks of ``attention(Q, K, V, mask)`` with a mask (True = may attend)."""
+
+import numpy as np
+
+from grader import expect, reference, strategies
+from grader.checks import check
+
+CALL = "attention(Q, K, V, mask)"
+
+
+@check(qkvm=strategies.causal_attention_inputs())
+def test_no_future_leakage(submission, qkvm):
+    """Under a causal mask, every masked weight is exactly 0."""
+    Q, K, V, mask = qkvm
+    _, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
+    expect.shape(A, mask.shape, "A")
+    leaks = np.argwhere(~mask & (A != 0))
+    if leaks.size:
+        i, j = (int(v) for v in leaks[0])
+        expect.holds(False, f"A[{i}, {j}] = {A[i, j]:.6g}, but token {i} may not attend to future token {j}", got=A)
+
+
+@check(qkvm=strategies.one_of_masks())
+def test_rows_sum_to_one(submission, qkvm):
+    """With a mask, rows of A still sum to 1: softmax renormalises over what survives."""
+    Q, K, V, mask = qkvm
+    _, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
+    expect.shape(A, mask.shape, "A")
+    expect.close(A.sum(axis=-1), np.ones(mask.shape[0]), "A.sum(axis=-1)")
+
+
+@check(qkvm=strategies.causal_attention_inputs())
+def test_first_token_self(submission, qkvm):
+    """Under a causal mask the first token attends only to itself: A[0, 0] == 1."""
+    Q, K, V, mask = qkvm
+    _, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
+    expect.shape(A, mask.shape, "A")
+    expect.close(A[0, 0], np.float64(1.0), "A[0, 0]", rtol=0, atol=1e-6)
+
+
+@check(qkvm=strategies.masked_attention_inputs())
+def test_arbitrary(submission, qkvm):
+    """Any mask that keeps at least one key per query gives the reference's out and A."""
+    Q, K, V, mask = qkvm
+    out, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
+    expected_out, expected_A = reference.attention(Q, K, V, mask)
+    expect.close(A, expected_A, "A")
+    expect.close(out, expected_out, "out")
+
+
+@check(qkvm=strategies.one_row_fully_masked())
+def test_fully_masked_row_nan(submission, qkvm):
+    """A fully masked row of A is nan (the signal of a broken mask); other rows stay correct."""
+    Q, K, V, mask = qkvm
+    _, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
+    expect.shape(A, mask.shape, "A")
+    dead = ~mask.any(axis=1)
+    row = int(np.argmax(dead))
+    expect.holds(np.isnan(A[row]).all(), f"row {row} of the mask is all False, so A[{row}] should be all nan", got=A)
+    _, expected_A = reference.attention(Q, K, V, mask)
+    expect.close(A[~dead], expected_A[~dead], "the rows of A that have unmasked keys")

@@ -1,0 +1,41 @@
+"""Checks of ``self_attention(X, Wq, Wk, Wv, mask=None)``."""
+
+import numpy as np
+from hypothesis import strategies as st
+
+from grader import expect, reference, strategies
+from grader.checks import check
+
+
+@check(xw=strategies.self_attention_inputs())
+def test_projections(submission, xw):
+    """self_attention equals attention(X Wq, X Wk, X Wv)."""
+    X, Wq, Wk, Wv = xw
+    out, A = expect.pair(submission.self_attention(X, Wq, Wk, Wv), "self_attention(X, Wq, Wk, Wv)")
+    expected_out, expected_A = reference.attention(X @ Wq, X @ Wk, X @ Wv)
+    expect.close(A, expected_A, "A")
+    expect.close(out, expected_out, "out")
+
+
+@check(xw=strategies.self_attention_inputs(min_n=2))
+def test_mask_passed(submission, xw):
+    """self_attention passes its mask on: with a causal mask it matches masked attention."""
+    X, Wq, Wk, Wv = xw
+    mask = reference.causal_mask(X.shape[0])
+    out, A = expect.pair(submission.self_attention(X, Wq, Wk, Wv, mask), "self_attention(X, Wq, Wk, Wv, mask)")
+    expected_out, expected_A = reference.attention(X @ Wq, X @ Wk, X @ Wv, mask)
+    expect.close(A, expected_A, "A")
+    expect.close(out, expected_out, "out")
+
+
+@check(xw=strategies.self_attention_inputs(min_n=2), data=st.data())
+def test_permutation_equivariance(submission, xw, data):
+    """Shuffling the tokens of X shuffles the outputs the same way (no mask)."""
+    X, Wq, Wk, Wv = xw
+    order = np.array(data.draw(st.permutations(range(X.shape[0])), label="order"))
+    out, A = expect.pair(submission.self_attention(X, Wq, Wk, Wv), "self_attention(X, Wq, Wk, Wv)")
+    out_p, A_p = expect.pair(submission.self_attention(X[order], Wq, Wk, Wv), "self_attention(X[order], Wq, Wk, Wv)")
+    expect.shape(out, (X.shape[0], Wv.shape[1]), "out")
+    expect.close(out_p, out[order], "self_attention(X[order], ...) out, compared with out[order],")
+    expect.shape(A, (X.shape[0], X.shape[0]), "A")
+    expect.close(A_p, A[order][:, order], "self_attention(X[order], ...) A, compared with A[order][:, order],")

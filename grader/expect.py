@@ -1,0 +1,74 @@
+"""Assertions for checks: each raises a CheckFailure a student can read.
+
+Tolerances are deliberate and live here: a head computing in float32 passes (relative
+error about 1e-6), one that rounds its weights to 3 decimals (error up to 5e-4) fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grader.outcomes import CheckFailure
+from grader.wire import UnsupportedValue
+
+RTOL = 1e-4
+ATOL = 1e-5
+
+
+def describe(value: Any) -> str:
+    """A short description of a returned value, for messages."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, tuple):
+        return f"a tuple of {len(value)} values"
+    if value is None:
+        return "None"
+    return str(value) if isinstance(value, UnsupportedValue) else type(value).__name__
+
+
+def array(value: Any, call: str, *, as_float: bool = True) -> np.ndarray:
+    """``value`` as a (float) array, or a failure saying what came back instead."""
+    if not isinstance(value, np.ndarray):
+        raise CheckFailure(f"{call} should return an array; it returned {describe(value)}")
+    return value.astype(np.float64) if as_float else value
+
+
+def pair(value: Any, call: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(out, A)`` from an attention call, or a failure saying what came back instead."""
+    if not isinstance(value, tuple) or len(value) != 2:
+        raise CheckFailure(f"{call} should return a pair (out, A); it returned {describe(value)}")
+    return array(value[0], f"{call}[0] (out)"), array(value[1], f"{call}[1] (A)")
+
+
+def shape(got: np.ndarray, expected: tuple[int, ...], what: str) -> None:
+    if got.shape != tuple(expected):
+        raise CheckFailure(f"{what} has shape {got.shape}, expected {tuple(expected)}", expected=expected, got=got.shape)
+
+
+def holds(condition: Any, message: str, *, expected: Any = None, got: Any = None) -> None:
+    if not bool(np.all(condition)):
+        raise CheckFailure(message, expected=expected, got=got)
+
+
+def close(got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTOL, atol: float = ATOL) -> None:
+    """``got`` equals ``expected`` within tolerance, nan where expected is nan."""
+    shape(got, expected.shape, what)
+    ok = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    if ok.all():
+        return
+    index = tuple(int(i) for i in np.argwhere(~ok)[0])
+    where = f" at index {list(index)}" if index else ""
+    raise CheckFailure(
+        f"{what} is wrong{where}: got {got[index]:.6g}, expected {expected[index]:.6g}",
+        expected=expected,
+        got=got,
+    )
+
+
+def finite(got: np.ndarray, what: str) -> None:
+    bad = ~np.isfinite(got)
+    if bad.any():
+        index = [int(i) for i in np.argwhere(bad)[0]]
+        raise CheckFailure(f"{what} contains {got[tuple(index)]} at index {index}; every entry should be finite", got=got)

@@ -1,0 +1,75 @@
+"""Why a check did not pass: the exceptions checks raise and the proxy raises for them.
+
+Each carries a ``status`` for the report (``failed``, ``error`` or ``timeout``), a
+``kind`` slug naming what happened, and a message written for a student. The pytest
+plugin turns whichever of these ends a check into that check's result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CheckFailure(AssertionError):
+    """The submission answered, but the property under test does not hold."""
+
+    status = "failed"
+    kind = "wrong_answer"
+
+    def __init__(self, message: str, *, expected: Any = None, got: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.got = got
+
+
+class SubmissionError(Exception):
+    """The submission did not answer a call: it raised, crashed, hung or is missing."""
+
+    status = "error"
+    kind = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ImportFailed(SubmissionError):
+    """The submission could not be imported, so no function of it can be called."""
+
+    kind = "import_failed"
+
+
+class ImportTimedOut(ImportFailed):
+    status = "timeout"
+    kind = "import_timeout"
+
+
+class FunctionMissing(SubmissionError):
+    kind = "missing_function"
+
+
+class CallRaised(SubmissionError):
+    kind = "raised"
+
+    def __init__(self, message: str, *, exception_type: str, line: int | None) -> None:
+        super().__init__(message)
+        self.exception_type = exception_type
+        self.line = line
+
+
+class NotImplementedYet(CallRaised):
+    """The function still raises NotImplementedError, as the template's stubs do."""
+
+    kind = "not_implemented"
+
+
+class WorkerCrashed(SubmissionError):
+    """The worker process died or broke the wire protocol during a call."""
+
+    kind = "crashed"
+
+
+class CallTimedOut(SubmissionError):
+    status = "timeout"
+    kind = "timeout"

@@ -1,0 +1,127 @@
+"""The pytest plugin that runs the checks against one sandboxed submission.
+
+Enabled with ``-p grader.plugin``. It adds the ``--attention-*`` options, provides the
+``submission`` fixture (a :class:`grader.proxy.Submission`), runs only the checks the
+rubric names, and attaches each check's outcome (status, kind, feedback,
+counterexample) to its pytest-json-report entry as metadata. The grader reads those
+entries; it never parses pytest's text output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis.errors import Flaky
+
+from grader import counterexample
+from grader.outcomes import CheckFailure, SubmissionError
+from grader.proxy import Submission
+from grader.rubric import load_rubric
+from grader.sandbox import Limits
+
+SUBMISSION = pytest.StashKey[Submission]()
+CHECKS_PACKAGE = "grader.checks."
+
+
+def check_id(item: pytest.Item) -> str:
+    """The stable id of a check: ``<module>.<function name without test_>``."""
+    module = item.module.__name__.removeprefix(CHECKS_PACKAGE)
+    return f"{module}.{item.originalname.removeprefix('test_')}"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("attention", "grading an attention.py submission")
+    group.addoption("--attention-submission", metavar="PATH", help="the attention.py to grade")
+    group.addoption("--attention-rubric", metavar="PATH", help="run only the checks this rubric scores")
+    defaults = Limits()
+    group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")
+    group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
+    group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("attention_submission")
+    if path:
+        limits = Limits(
+            call_timeout=config.getoption("attention_call_timeout"),
+            check_budget=config.getoption("attention_check_budget"),
+            memory_mb=config.getoption("attention_memory_mb"),
+        )
+        config.stash[SUBMISSION] = Submission(Path(path), limits)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    submission = config.stash.get(SUBMISSION, None)
+    if submission is not None:
+        submission.close()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rubric_path = config.getoption("attention_rubric")
+    if not rubric_path:
+        return
+    wanted = set(load_rubric(Path(rubric_path)).check_ids)
+    deselected = [item for item in items if check_id(item) not in wanted]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if check_id(item) in wanted]
+
+
+@pytest.fixture(scope="session")
+def submission(request: pytest.FixtureRequest) -> Submission:
+    """The submission under test; checks are skipped when none was given."""
+    found = request.config.stash.get(SUBMISSION, None)
+    if found is None:
+        pytest.skip("no --attention-submission given")
+    return found
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    submission = item.config.stash.get(SUBMISSION, None)
+    if submission is not None:
+        submission.begin_check()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"check_id": check_id(item)}
+    if call.when != "call":
+        return metadata
+    if call.excinfo is None:
+        return {**metadata, "status": "passed", "kind": None, "feedback": None, "counterexample": None}
+    submission = item.config.stash.get(SUBMISSION, None)
+    calls = submission.example_calls if submission is not None else []
+    return {**metadata, **outcome_of(call.excinfo.value, calls)}
+
+
+def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:
+    """Status, kind, feedback and counterexample for the exception that ended a check."""
+    cause = _root_cause(error)
+    if isinstance(cause, (CheckFailure, SubmissionError)):
+        status, kind, feedback = cause.status, cause.kind, cause.message
+    elif isinstance(cause, Flaky):
+        status, kind = "failed", "nondeterministic"
+        feedback = "the same input gave different results on different runs; is the code random or stateful?"
+    else:
+        status, kind = "error", "grader_error"
+        feedback = f"the check itself failed ({type(cause).__name__}: {cause}); please report this to your instructor"
+    expected = getattr(cause, "expected", None)
+    got = getattr(cause, "got", None)
+    return {
+        "status": status,
+        "kind": kind,
+        "feedback": feedback,
+        "counterexample": counterexample.describe(calls, expected=expected, got=got) if calls else None,
+    }
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The check or submission failure inside Hypothesis's exception groups, if any."""
+    if isinstance(error, BaseExceptionGroup) and not isinstance(error, Flaky):
+        for inner in error.exceptions:
+            found = _root_cause(inner)
+            if isinstance(found, (CheckFailure, SubmissionError)):
+                return found
+    return error

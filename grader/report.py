@@ -1,0 +1,106 @@
+"""The versioned report: its schema, its renderers (JSON, text) and atomic writes.
+
+``SCHEMA_VERSION`` changes whenever a field changes meaning or disappears; adding a
+field does not change it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+SYMBOLS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
+# Failures where a repro snippet teaches nothing: the code never ran the input.
+NO_REPRO_KINDS = frozenset({"not_implemented", "missing_function", "import_failed", "import_timeout", "grader_error"})
+
+
+@dataclass(frozen=True)
+class CheckEntry:
+    id: str
+    description: str
+    status: str
+    points: float
+    max_points: float
+    visibility: str
+    bonus: bool
+    kind: str | None
+    feedback: str | None
+    counterexample: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Report:
+    student: str
+    submission: str
+    submission_sha256: str
+    score: float
+    max_score: float
+    status: str
+    error: str | None
+    checks: list[CheckEntry]
+    rubric: dict[str, str]
+    grader_version: str
+    duration_s: float
+    diagnoses: list[dict[str, str]] = field(default_factory=list)
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        order = ["schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status"]
+        return {key: data[key] for key in order} | {k: v for k, v in data.items() if k not in order}
+
+
+def to_json(report: Report) -> str:
+    # allow_nan=False: a report is strict JSON that any consumer can parse.
+    return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def render_text(report: Report) -> str:
+    """The report as a student reads it: score first, then each check and what broke."""
+    lines = [
+        f"{report.submission} ({report.student}): {_points(report.score)}/{_points(report.max_score)} points",
+    ]
+    if report.error:
+        lines.append(f"  {report.error}")
+    lines.append("")
+    width = max((len(check.id) for check in report.checks), default=0)
+    for check in report.checks:
+        bonus = " (bonus)" if check.bonus else ""
+        lines.append(
+            f"{SYMBOLS[check.status]:>7}  {check.id:<{width}}  "
+            f"{_points(check.points)}/{_points(check.max_points)}{bonus}  {check.description}"
+        )
+        if check.status == "passed" or report.error:
+            continue
+        if check.feedback:
+            lines.append(f"         {check.feedback}")
+        if check.counterexample and check.kind not in NO_REPRO_KINDS:
+            lines.append("         reproduce it:")
+            lines.extend(f"           {line}" for line in check.counterexample["repro"].splitlines() if line)
+    passed = sum(check.status == "passed" for check in report.checks)
+    lines += ["", f"{passed} of {len(report.checks)} checks passed; {_points(report.score)}/{_points(report.max_score)} points."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,24 @@
+"""Where the grader's data files live: the reference head and the bundled rubrics.
+
+In a checkout (or an editable install) they sit beside the package, at the top of the
+repository; a wheel carries copies under ``grader/_bundled`` (see pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def project_file(relative: str) -> Path:
+    """The path of a data file such as ``rubrics/attention_head.toml``."""
+    for root in (PACKAGE / "_bundled", PACKAGE.parent):
+        candidate = root / relative
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError(f"the grader's data file {relative} is missing from this installation")
+
+
+DEFAULT_RUBRIC = "rubrics/attention_head.toml"
+REFERENCE_HEAD = "reference/attention.py"

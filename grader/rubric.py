@@ -1,0 +1,121 @@
+"""Rubric TOML -> frozen dataclasses; all rubric validation happens here.
+
+A rubric lists checks in report order::
+
+    name = "attention_head"
+    title = "One attention head in NumPy"
+
+    [[checks]]
+    id = "softmax.rows_sum_to_one"      # a check id from grader/checks
+    points = 3
+    description = "Each row of softmax(x) sums to 1"
+    visibility = "visible"              # visible | hidden | after_due_date
+    bonus = false                       # bonus points do not count toward max_score
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.errors import RubricError
+
+VISIBILITIES = ("visible", "hidden", "after_due_date")
+CHECKS_FOLDER = Path(__file__).resolve().parent / "checks"
+
+
+@dataclass(frozen=True)
+class RubricCheck:
+    id: str
+    points: float
+    description: str
+    visibility: str = "visible"
+    bonus: bool = False
+
+
+@dataclass(frozen=True)
+class Rubric:
+    name: str
+    title: str
+    path: str
+    sha256: str
+    checks: tuple[RubricCheck, ...]
+
+    @property
+    def check_ids(self) -> tuple[str, ...]:
+        return tuple(check.id for check in self.checks)
+
+    @property
+    def max_score(self) -> float:
+        return sum(check.points for check in self.checks if not check.bonus)
+
+
+def available_check_ids() -> frozenset[str]:
+    """Every check id the library defines, read from the source without importing it."""
+    ids = set()
+    for module in sorted(CHECKS_FOLDER.glob("*.py")):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        ids.update(
+            f"{module.stem}.{node.name.removeprefix('test_')}"
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+        )
+    return frozenset(ids)
+
+
+def load_rubric(path: Path) -> Rubric:
+    """Read and validate a rubric file; raise :class:`RubricError` with the reason."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise RubricError(f"cannot read rubric {path}: {error.strerror or error}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise RubricError(f"rubric {path} is not valid TOML: {error}") from None
+    entries = data.get("checks")
+    if not isinstance(entries, list) or not entries:
+        raise RubricError(f"rubric {path} has no [[checks]] entries")
+    known = available_check_ids()
+    checks = tuple(_parse_check(entry, number, path, known) for number, entry in enumerate(entries, start=1))
+    seen: set[str] = set()
+    for check in checks:
+        if check.id in seen:
+            raise RubricError(f"rubric {path} lists check {check.id!r} twice")
+        seen.add(check.id)
+    name = data.get("name", path.stem)
+    title = data.get("title", name)
+    if not isinstance(name, str) or not isinstance(title, str):
+        raise RubricError(f"rubric {path}: name and title must be strings")
+    return Rubric(name, title, str(path), hashlib.sha256(raw).hexdigest(), checks)
+
+
+def _parse_check(entry: Any, number: int, path: Path, known: frozenset[str]) -> RubricCheck:
+    where = f"rubric {path}, check #{number}"
+    if not isinstance(entry, dict):
+        raise RubricError(f"{where} is not a table")
+    unknown_keys = set(entry) - {"id", "points", "description", "visibility", "bonus"}
+    if unknown_keys:
+        raise RubricError(f"{where} has unknown keys: {', '.join(sorted(unknown_keys))}")
+    check_id = entry.get("id")
+    if not isinstance(check_id, str):
+        raise RubricError(f"{where} needs an id string")
+    if check_id not in known:
+        raise RubricError(f"{where}: no check is called {check_id!r}")
+    points = entry.get("points")
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+        raise RubricError(f"{where} ({check_id}): points must be a number >= 0")
+    description = entry.get("description", "")
+    if not isinstance(description, str):
+        raise RubricError(f"{where} ({check_id}): description must be a string")
+    visibility = entry.get("visibility", "visible")
+    if visibility not in VISIBILITIES:
+        raise RubricError(f"{where} ({check_id}): visibility must be one of {', '.join(VISIBILITIES)}")
+    bonus = entry.get("bonus", False)
+    if not isinstance(bonus, bool):
+        raise RubricError(f"{where} ({check_id}): bonus must be true or false")
+    return RubricCheck(check_id, float(points), description, visibility, bonus)

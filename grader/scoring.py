@@ -1,0 +1,72 @@
+"""Pure scoring: (rubric, check results) -> report. No I/O, no clock, no randomness."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from grader import __version__
+from grader.report import CheckEntry, Report
+from grader.rubric import Rubric
+from grader.runner import CheckResult
+
+IMPORT_KINDS = ("import_failed", "import_timeout")
+
+
+def score(
+    rubric: Rubric,
+    results: list[CheckResult],
+    *,
+    student: str,
+    submission: str,
+    submission_sha256: str,
+    duration_s: float,
+) -> Report:
+    """Points for each passed check; a submission that could not be imported is an error."""
+    by_id = {result.id: result for result in results}
+    entries = []
+    for check in rubric.checks:
+        result = by_id[check.id]
+        entries.append(
+            CheckEntry(
+                id=check.id,
+                description=check.description,
+                status=result.status,
+                points=check.points if result.status == "passed" else 0.0,
+                max_points=check.points,
+                visibility=check.visibility,
+                bonus=check.bonus,
+                kind=result.kind,
+                feedback=result.feedback,
+                counterexample=result.counterexample,
+            )
+        )
+    unimportable = bool(entries) and all(entry.kind in IMPORT_KINDS for entry in entries)
+    return Report(
+        student=student,
+        submission=submission,
+        submission_sha256=submission_sha256,
+        score=sum(entry.points for entry in entries),
+        max_score=rubric.max_score,
+        status="error" if unimportable else "graded",
+        error=entries[0].feedback if unimportable else None,
+        checks=entries,
+        rubric=rubric_summary(rubric),
+        grader_version=__version__,
+        duration_s=round(duration_s, 3),
+    )
+
+
+def failed_run(
+    rubric: Rubric, reason: str, *, student: str, submission: str, submission_sha256: str, duration_s: float
+) -> Report:
+    """The report of a submission the grader could not check at all."""
+    results = [CheckResult(check.id, "error", "grader_error", reason) for check in rubric.checks]
+    report = score(
+        rubric, results, student=student, submission=submission,
+        submission_sha256=submission_sha256, duration_s=duration_s,
+    )
+    return replace(report, status="error", error=reason)
+
+
+def rubric_summary(rubric: Rubric) -> dict[str, str]:
+    return {"name": rubric.name, "title": rubric.title, "path": rubric.path, "sha256": rubric.sha256}

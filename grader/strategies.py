@@ -1,0 +1,163 @@
+"""Named Hypothesis strategies for the inputs the checks feed to a submission.
+
+Every strategy draws float64 arrays of modest size with finite values; sizes stay small
+so a shrunk counterexample fits on a screen. Sides start at 1 on purpose: a 1 x 1 head
+is a real edge case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+MAX_SIDE = 6
+
+
+def values(bound: float = 3.0) -> st.SearchStrategy[float]:
+    return st.floats(-bound, bound, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+
+
+def sides(max_side: int = MAX_SIDE) -> st.SearchStrategy[int]:
+    return st.integers(1, max_side)
+
+
+def matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
+    return hnp.arrays(np.float64, (rows, cols), elements=values(bound))
+
+
+def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.SearchStrategy[np.ndarray]:
+    """Score arrays of one to three axes, as softmax meets them."""
+    shapes = hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=MAX_SIDE)
+    return hnp.arrays(np.float64, shapes, elements=values(bound))
+
+
+@st.composite
+def logits_and_axis(draw: st.DrawFn) -> tuple[np.ndarray, int]:
+    """A 2-D or 3-D score array and an axis that is not its last one."""
+    x = draw(logits(min_dims=2))
+    return x, draw(st.integers(0, x.ndim - 2))
+
+
+@st.composite
+def wide_range_logits(draw: st.DrawFn) -> np.ndarray:
+    """Rows around -1e3, 0 or 1e3 whose spreads differ by up to six orders of magnitude.
+
+    A softmax without the max shift overflows on these; one that subtracts a single
+    global max underflows to 0/0 on the rows of small spread.
+    """
+    rows, cols = draw(st.integers(2, 5)), draw(sides())
+    unit = draw(matrices(rows, cols, bound=1.0))
+    spread = draw(hnp.arrays(np.float64, (rows, 1), elements=st.sampled_from([1e-3, 1.0, 1e3])))
+    offset = draw(hnp.arrays(np.float64, (rows, 1), elements=st.sampled_from([-1e3, 0.0, 1e3])))
+    return offset + spread * unit
+
+
+@st.composite
+def attention_inputs(
+    draw: st.DrawFn, *, max_side: int = MAX_SIDE, bound: float = 3.0, square: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V)`` with independent sizes (``n_q == n_k`` when ``square``)."""
+    n_q, d_k, d_v = draw(sides(max_side)), draw(sides(max_side)), draw(sides(max_side))
+    n_k = n_q if square else draw(sides(max_side))
+    return draw(matrices(n_q, d_k, bound)), draw(matrices(n_k, d_k, bound)), draw(matrices(n_k, d_v, bound))
+
+
+@st.composite
+def distinct_size_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V)`` where n_q, n_k, d_k and d_v are four different numbers."""
+    n_q, n_k, d_k, d_v = draw(st.lists(st.integers(1, 7), min_size=4, max_size=4, unique=True))
+    return draw(matrices(n_q, d_k)), draw(matrices(n_k, d_k)), draw(matrices(n_k, d_v))
+
+
+@st.composite
+def scaling_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V)`` with d_k anywhere in 1..256 and d_v, n_q, n_k all different from it."""
+    d_k = draw(st.integers(1, 256))
+    small = st.integers(1, 5).filter(lambda side: side != d_k)
+    n_q, n_k = draw(small), draw(small)
+    d_v = draw(small.filter(lambda side: side not in (n_q, n_k)))
+    return draw(matrices(n_q, d_k, 1.5)), draw(matrices(n_k, d_k, 1.5)), draw(matrices(n_k, d_v))
+
+
+@st.composite
+def large_score_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V)`` whose scaled scores reach about ±1e3.
+
+    Q and K hold whole numbers, so their dot products are exact in float32 too: a float32
+    head is then judged on its softmax, not on rounding the inputs.
+    """
+    n_q, n_k, d_k, d_v = draw(sides(4)), draw(sides(4)), draw(st.integers(1, 4)), draw(sides(4))
+    whole = st.integers(-40, 40).map(float)
+    Q = draw(hnp.arrays(np.float64, (n_q, d_k), elements=whole))
+    K = draw(hnp.arrays(np.float64, (n_k, d_k), elements=whole))
+    return Q, K, draw(matrices(n_k, d_v))
+
+
+@st.composite
+def masks(draw: st.DrawFn, rows: int, cols: int) -> np.ndarray:
+    """A bool (rows, cols) mask with at least one True in every row."""
+    mask = draw(hnp.arrays(np.bool_, (rows, cols)))
+    keep = draw(hnp.arrays(np.intp, (rows,), elements=st.integers(0, cols - 1)))
+    mask[np.arange(rows), keep] = True
+    return mask
+
+
+@st.composite
+def masked_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V, mask)`` with an arbitrary mask that keeps one key per query at least."""
+    Q, K, V = draw(attention_inputs())
+    return Q, K, V, draw(masks(Q.shape[0], K.shape[0]))
+
+
+@st.composite
+def causal_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V, mask)`` for n tokens under the lesson's causal mask."""
+    Q, K, V = draw(attention_inputs(square=True))
+    return Q, K, V, np.tril(np.ones((Q.shape[0], Q.shape[0]), dtype=bool))
+
+
+def one_of_masks() -> st.SearchStrategy[tuple]:
+    """``(Q, K, V, mask)`` where the mask is causal or arbitrary."""
+    return st.one_of(causal_attention_inputs(), masked_attention_inputs())
+
+
+def any_attention_inputs() -> st.SearchStrategy[tuple]:
+    """``(Q, K, V, mask)`` where the mask is None, causal or arbitrary."""
+    unmasked = attention_inputs().map(lambda qkv: (*qkv, None))
+    return st.one_of(unmasked, causal_attention_inputs(), masked_attention_inputs())
+
+
+@st.composite
+def one_row_fully_masked(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V, mask)`` with at least two queries, exactly one of them fully masked."""
+    Q, K, V = draw(attention_inputs())
+    Q = np.vstack([Q, draw(matrices(1, Q.shape[1]))])
+    mask = draw(masks(Q.shape[0], K.shape[0]))
+    mask[draw(st.integers(0, Q.shape[0] - 1))] = False
+    return Q, K, V, mask
+
+
+@st.composite
+def self_attention_inputs(
+    draw: st.DrawFn, *, min_n: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, Wq, Wk, Wv)`` for a sequence of n tokens."""
+    n, d_model, d_k, d_v = draw(st.integers(min_n, MAX_SIDE)), draw(sides()), draw(sides()), draw(sides())
+    return (
+        draw(matrices(n, d_model)),
+        draw(matrices(d_model, d_k, 1.0)),
+        draw(matrices(d_model, d_k, 1.0)),
+        draw(matrices(d_model, d_v, 1.0)),
+    )
+
+
+@st.composite
+def batched_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Q, K, V)`` with a leading batch axis: (b, n_q, d_k), (b, n_k, d_k), (b, n_k, d_v)."""
+    b, n_q, n_k, d_k, d_v = (draw(sides(4)) for _ in range(5))
+    return (
+        draw(hnp.arrays(np.float64, (b, n_q, d_k), elements=values())),
+        draw(hnp.arrays(np.float64, (b, n_k, d_k), elements=values())),
+        draw(hnp.arrays(np.float64, (b, n_k, d_v), elements=values())),
+    )

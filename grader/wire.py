@@ -1,0 +1,196 @@
+"""Binary frames between the trusted grader and the sandboxed worker.
+
+A frame is ``>II`` (header length, payload length), a UTF-8 JSON header, then the raw
+little-endian bytes of every array the header mentions, in order. Arrays appear inside
+header values as ``{"$array": i}``; ``header["arrays"][i]`` gives their dtype and shape.
+
+Nothing here unpickles: a submission can reach the worker's end of the pipe and send
+anything, so the reading side trusts no byte it has not checked against a cap, a dtype
+whitelist and a shape. This module imports only the standard library and numpy because
+the worker runs it from a copy inside the sandbox, away from the rest of the grader.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import struct
+import time
+from typing import Any
+
+import numpy as np
+
+PREFIX = struct.Struct(">II")
+MAX_HEADER_BYTES = 256 * 1024
+MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+MAX_NDIM = 8
+MAX_NESTING = 4
+
+# Only plain numeric dtypes cross the wire; object, string and complex arrays are
+# answered with a clear error instead.
+ALLOWED_DTYPES = frozenset(
+    ["|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8"]
+)
+
+
+class WireError(Exception):
+    """A frame broke the protocol: too large, malformed, or the pipe closed early."""
+
+
+class PipeClosed(WireError):
+    """The other end closed the pipe (for the trusted side: the worker died)."""
+
+
+class Deadline(WireError):
+    """No complete frame arrived before the deadline."""
+
+
+def _plain_array(value: Any) -> np.ndarray:
+    """Copy ``value`` into a contiguous, little-endian, exact ``numpy.ndarray``."""
+    array = np.array(value, copy=True)
+    if type(array) is not np.ndarray:
+        array = array.view(np.ndarray)
+    dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+    return array.astype(dtype, order="C", copy=False)  # keeps 0-d arrays 0-d
+
+
+def encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
+    """Serialise a header whose values refer to ``arrays`` by index."""
+    specs = []
+    chunks = []
+    for array in arrays:
+        plain = _plain_array(array)
+        specs.append({"dtype": plain.dtype.str, "shape": list(plain.shape)})
+        chunks.append(plain.tobytes())
+    body = json.dumps({**header, "arrays": specs}, allow_nan=True).encode("utf-8")
+    payload = b"".join(chunks)
+    return PREFIX.pack(len(body), len(payload)) + body + payload
+
+
+class ArrayPacker:
+    """Turns nested Python values into JSON-able values plus a list of arrays.
+
+    Tuples stay sequences (``(out, A)``); lists, scalars and arrays become arrays, so a
+    head that returns nested lists is graded like one that returns an ndarray.
+    """
+
+    def __init__(self) -> None:
+        self.arrays: list[np.ndarray] = []
+
+    def pack(self, value: Any, depth: int = 0) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, tuple) and depth < MAX_NESTING:
+            return {"$tuple": [self.pack(item, depth + 1) for item in value]}
+        try:
+            array = _plain_array(value)
+        except Exception as error:  # a ragged list, a custom object, ...
+            return {"$unsupported": f"a {type(value).__name__} ({str(error)[:200]})"}
+        if array.dtype.str not in ALLOWED_DTYPES:
+            described = f"an array of dtype {array.dtype}" if isinstance(value, np.ndarray) else f"a {type(value).__name__}"
+            return {"$unsupported": described}
+        self.arrays.append(array)
+        return {"$array": len(self.arrays) - 1}
+
+
+def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+    chunks = []
+    remaining = size
+    while remaining:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise Deadline("no reply before the deadline")
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise PipeClosed("the pipe closed")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(
+    fd: int, deadline: float | None = None, max_payload: int = MAX_PAYLOAD_BYTES
+) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """Read one frame from ``fd``; return its header and its validated arrays."""
+    header_size, payload_size = PREFIX.unpack(_read_exact(fd, PREFIX.size, deadline))
+    if header_size > MAX_HEADER_BYTES:
+        raise WireError(f"header of {header_size} bytes is over the cap")
+    if payload_size > max_payload:
+        raise WireError(f"payload of {payload_size} bytes is over the cap")
+    try:
+        header = json.loads(_read_exact(fd, header_size, deadline).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise WireError(f"header is not JSON: {error}") from None
+    if not isinstance(header, dict) or not isinstance(header.get("arrays"), list):
+        raise WireError("header is not an object with an 'arrays' list")
+    payload = _read_exact(fd, payload_size, deadline)
+    return header, _split_arrays(header["arrays"], payload)
+
+
+def _split_arrays(specs: list[Any], payload: bytes) -> list[np.ndarray]:
+    arrays = []
+    offset = 0
+    for spec in specs:
+        if not isinstance(spec, dict):
+            raise WireError("array spec is not an object")
+        dtype, shape = spec.get("dtype"), spec.get("shape")
+        if dtype not in ALLOWED_DTYPES:
+            raise WireError(f"dtype {dtype!r} is not allowed")
+        if (
+            not isinstance(shape, list)
+            or len(shape) > MAX_NDIM
+            or not all(type(side) is int and 0 <= side <= MAX_PAYLOAD_BYTES for side in shape)
+        ):
+            raise WireError(f"shape {shape!r} is not valid")
+        size = np.dtype(dtype).itemsize * math.prod(shape)
+        if offset + size > len(payload):
+            raise WireError("payload is shorter than its arrays")
+        raw = np.frombuffer(payload, dtype=dtype, count=size // np.dtype(dtype).itemsize, offset=offset)
+        arrays.append(raw.reshape(shape).astype(np.dtype(dtype).newbyteorder("="), copy=True))
+        offset += size
+    if offset != len(payload):
+        raise WireError("payload is longer than its arrays")
+    return arrays
+
+
+def unpack(value: Any, arrays: list[np.ndarray], depth: int = 0) -> Any:
+    """Rebuild a value packed by :class:`ArrayPacker`, validating every reference.
+
+    Raises :class:`WireError` for anything malformed and ``UnsupportedValue`` for a
+    value the worker could not turn into an array.
+    """
+    if depth > MAX_NESTING:
+        raise WireError("value is nested too deeply")
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, dict) and len(value) == 1 and "$array" in value:
+        index = value["$array"]
+        if type(index) is not int or not 0 <= index < len(arrays):
+            raise WireError("array reference out of range")
+        return arrays[index]
+    if isinstance(value, dict) and "$tuple" in value and isinstance(value["$tuple"], list):
+        return tuple(unpack(item, arrays, depth + 1) for item in value["$tuple"])
+    if isinstance(value, dict) and isinstance(value.get("$unsupported"), str):
+        return UnsupportedValue(value["$unsupported"][:200])
+    raise WireError("value is not a packed value")
+
+
+class UnsupportedValue:
+    """Stands in for a returned value that is not a number, array or tuple."""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+
+    def __repr__(self) -> str:
+        return self.description
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

@@ -1,0 +1,121 @@
+"""The sandboxed side: import one submission and answer calls to its functions.
+
+Run as a script, never imported by the grader::
+
+    python -I worker.py SUBMISSION LIMITS_JSON
+
+It is copied, with ``wire.py``, into the worker's own temporary folder, so it imports
+nothing from the grader package. Requests arrive on stdin and replies leave on stdout
+as :mod:`wire` frames; before the submission runs, both are moved to private file
+descriptors and fds 0/1 are pointed at /dev/null and stderr, so whatever the submission
+prints cannot corrupt a frame.
+
+Everything here runs in the same process as student code, which may patch any module,
+including this one. That is fine: the trusted side treats every reply as untrusted data.
+"""
+
+import importlib.util
+import json
+import os
+import resource
+import sys
+import traceback
+
+FUNCTIONS = ("softmax", "attention", "self_attention", "causal_mask")
+MAX_MESSAGE = 500
+
+
+def _claim_protocol_fds() -> tuple[int, int]:
+    requests, replies = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    return requests, replies
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the grader that started it dies."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the grader's deadlines still stop the worker
+
+
+def _apply_limits(limits: dict) -> None:
+    for name, value in limits.items():
+        which = getattr(resource, name)
+        _, hard = resource.getrlimit(which)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+
+def _describe(error: BaseException, path: str) -> dict:
+    """Type, message and the line of the submission where ``error`` was raised."""
+    line = getattr(error, "lineno", None) if isinstance(error, SyntaxError) else None
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        if frame.f_code.co_filename == path:
+            line = lineno
+    message = str(error)
+    if isinstance(error, SyntaxError):
+        message = error.msg or message
+    return {
+        "type": type(error).__name__,
+        "message": message[:MAX_MESSAGE],
+        "line": line if isinstance(line, int) else None,
+    }
+
+
+def _import_submission(path: str):
+    spec = importlib.util.spec_from_file_location("attention", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["attention"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _answer(module, request: dict, arrays: list, path: str) -> bytes:
+    name = request.get("function")
+    function = getattr(module, name, None) if name in FUNCTIONS else None
+    if not callable(function):
+        return wire.encode({"status": "missing", "function": name}, [])
+    args = [wire.unpack(arg, arrays) for arg in request.get("args", [])]
+    kwargs = {key: wire.unpack(value, arrays) for key, value in request.get("kwargs", {}).items()}
+    try:
+        result = function(*args, **kwargs)
+    except BaseException as error:  # SystemExit and KeyboardInterrupt are answers too
+        return wire.encode({"status": "raised", **_describe(error, path)}, [])
+    packer = wire.ArrayPacker()
+    header = {"status": "ok", "value": packer.pack(result)}
+    if request.get("return_args"):
+        header["args_after"] = [packer.pack(arg) for arg in args]
+    return wire.encode(header, packer.arrays)
+
+
+def main() -> None:
+    requests, replies = _claim_protocol_fds()
+    _die_with_parent()
+    path, limits = os.path.abspath(sys.argv[1]), json.loads(sys.argv[2])
+    _apply_limits(limits)
+    try:
+        module = _import_submission(path)
+    except BaseException as error:
+        wire.write_all(replies, wire.encode({"status": "import_failed", **_describe(error, path)}, []))
+        return
+    present = [name for name in FUNCTIONS if callable(getattr(module, name, None))]
+    wire.write_all(replies, wire.encode({"status": "ready", "functions": present}, []))
+    while True:
+        try:
+            request, arrays = wire.read_frame(requests)
+        except wire.PipeClosed:
+            return
+        wire.write_all(replies, _answer(module, request, arrays, path))
+
+
+if __name__ == "__main__":
+    import wire  # the copy beside this script in the sandbox folder
+
+    main()

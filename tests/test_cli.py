@@ -1,0 +1,138 @@
+"""The command line, driven through Click's CliRunner (and once as ``python -m grader``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import REFERENCE, ROOT, TEMPLATE
+from grader.cli import cli
+
+REPORT_KEYS = {
+    "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
+    "checks", "diagnoses", "rubric", "grader_version", "duration_s",
+}
+CHECK_KEYS = {
+    "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",
+}
+SMALL_RUBRIC = """
+name = "small"
+[[checks]]
+id = "softmax.rows_sum_to_one"
+points = 2
+description = "rows sum to 1"
+[[checks]]
+id = "causal_mask.values"
+points = 3
+[[checks]]
+id = "extension.batched"
+points = 1
+bonus = true
+"""
+
+
+@pytest.fixture
+def small_rubric(tmp_path: Path) -> Path:
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_RUBRIC)
+    return path
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+def test_check_prints_a_report_and_writes_json(tmp_path, small_rubric):
+    result = run("check", REFERENCE, "--rubric", small_rubric, "--json", tmp_path / "r.json")
+    assert result.exit_code == 0, result.output
+    assert "6/5 points" in result.output and "PASS" in result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert set(report) == REPORT_KEYS
+    assert all(set(check) == CHECK_KEYS for check in report["checks"])
+    assert (report["schema_version"], report["status"], report["score"], report["max_score"]) == (1, "graded", 6, 5)
+    assert [c["id"] for c in report["checks"]] == ["softmax.rows_sum_to_one", "causal_mask.values", "extension.batched"]
+    assert report["diagnoses"] == [] and report["rubric"]["name"] == "small"
+
+
+def test_check_json_to_stdout_prints_only_json(small_rubric):
+    result = run("check", TEMPLATE, "--rubric", small_rubric, "--json", "-")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["score"] == 0 and report["status"] == "graded"
+    assert all(check["kind"] == "not_implemented" for check in report["checks"])
+
+
+def test_a_failed_check_shows_feedback_and_a_repro(tmp_path, small_rubric):
+    buggy = tmp_path / "attention.py"
+    buggy.write_text(REFERENCE.read_text().replace("np.tril(np.ones((n, n), dtype=bool))", "np.triu(np.ones((n, n), dtype=bool))"))
+    result = run("check", buggy, "--rubric", small_rubric)
+    assert result.exit_code == 0
+    assert "FAIL" in result.output and "may not attend" in result.output
+    assert "print(causal_mask(2))" in result.output, result.output
+
+
+def test_unreadable_or_invalid_rubric_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[checks]]\nid = "nope.nope"\npoints = 1\n')
+    result = run("check", REFERENCE, "--rubric", bad)
+    assert result.exit_code == 3
+    assert result.output.count("\n") == 1 and "no check is called 'nope.nope'" in result.output
+    assert "Traceback" not in result.output
+    assert run("check", REFERENCE, "--rubric", tmp_path / "missing.toml").exit_code == 3
+
+
+def test_a_missing_submission_is_a_usage_error():
+    result = run("check", "no/such/file.py")
+    assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rubric):
+    submissions = tmp_path / "submissions"
+    (submissions / "bea").mkdir(parents=True)
+    shutil.copyfile(REFERENCE, submissions / "ada.py")
+    shutil.copyfile(TEMPLATE, submissions / "bea" / "attention.py")
+    (submissions / "notes.txt").write_text("not a submission")
+    out = tmp_path / "out"
+    result = run("grade", submissions, "--out", out, "--jobs", 2, "--rubric", small_rubric)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["ada.json", "bea.json", "grades.csv", "summary.json"]
+    assert json.loads((out / "ada.json").read_text())["score"] == 6
+    summary = json.loads((out / "summary.json").read_text())
+    assert [(s["student"], s["score"], s["report"]) for s in summary["submissions"]] == [
+        ("ada", 6, "ada.json"), ("bea", 0, "bea.json"),
+    ]
+    assert summary["count"] == 2 and summary["max_score"] == 5
+    rows = list(csv.DictReader((out / "grades.csv").read_text().splitlines()))
+    assert [(r["student"], r["score"], r["causal_mask.values"]) for r in rows] == [("ada", "6", "3"), ("bea", "0", "0")]
+
+
+@pytest.mark.parametrize(
+    "layout, message",
+    [
+        ({}, "no submissions in"),
+        ({"ada.py": "", "ada/attention.py": ""}, "two submissions have the id 'ada'"),
+        ({"summary.py": ""}, "clashes with the batch's summary.json"),
+    ],
+)
+def test_bad_folders_get_a_clear_message(tmp_path, layout, message):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name, text in layout.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    result = run("grade", folder, "--out", tmp_path / "out")
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_python_dash_m_runs_the_same_cli():
+    result = subprocess.run([sys.executable, "-m", "grader", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.startswith("grader, version ")
+    result = subprocess.run([sys.executable, "-m", "grader", "check", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and "--rubric" in result.stdout and "--json" in result.stdout

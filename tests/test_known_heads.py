@@ -1,0 +1,60 @@
+"""The reference, the template, correct heads in many styles, and the seeded buggy heads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import HEADS, REFERENCE, TEMPLATE, head_id, must_fail, statuses
+from grader.rubric import available_check_ids
+
+BUGGY = sorted(HEADS.glob("buggy/*.py"))
+CORRECT = sorted(HEADS.glob("correct/*.py"))
+
+
+def test_reference_earns_full_marks_and_the_bonus(graded_heads, rubric):
+    report = graded_heads[head_id(REFERENCE)]
+    assert report.status == "graded"
+    assert {c.id: c.feedback for c in report.checks if c.status != "passed"} == {}
+    assert report.score == rubric.max_score + sum(c.points for c in rubric.checks if c.bonus)
+
+
+def test_template_earns_zero_and_says_what_is_missing(graded_heads):
+    report = graded_heads[head_id(TEMPLATE)]
+    assert report.status == "graded"
+    assert report.score == 0
+    for check in report.checks:
+        assert check.status == "error"
+        assert check.kind == "not_implemented"
+        assert "is not written yet" in check.feedback
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
+def test_correct_heads_lose_no_points(graded_heads, rubric, path: Path):
+    report = graded_heads[head_id(path)]
+    lost = {c.id: c.feedback for c in report.checks if c.status != "passed" and not c.bonus}
+    assert lost == {}
+    assert report.score >= rubric.max_score
+
+
+@pytest.mark.parametrize("path", BUGGY, ids=[p.stem for p in BUGGY])
+def test_buggy_heads_fail_the_check_that_names_their_mistake(graded_heads, rubric, path: Path):
+    expected_failures = must_fail(path)
+    assert expected_failures, f"{path.name} names no check"
+    assert set(expected_failures) <= available_check_ids()
+    report = graded_heads[head_id(path)]
+    found = statuses(report)
+    assert {check_id: found[check_id] for check_id in expected_failures if found[check_id] == "passed"} == {}
+    assert report.score < rubric.max_score
+    for check in report.checks:
+        if check.status != "passed":
+            assert check.feedback, f"{check.id} failed without feedback"
+
+
+def test_every_failed_wrong_answer_carries_a_counterexample(graded_heads):
+    for report in graded_heads.values():
+        for check in report.checks:
+            if check.status == "failed" and check.kind == "wrong_answer":
+                assert check.counterexample is not None, (report.student, check.id)
+                assert "from attention import" in check.counterexample["repro"]

@@ -1,0 +1,149 @@
+"""The trusted side of the worker: answers, deadlines, crashes and sticky failures."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REFERENCE, TEMPLATE
+from grader.outcomes import (
+    CallRaised,
+    CallTimedOut,
+    FunctionMissing,
+    ImportFailed,
+    NotImplementedYet,
+    WorkerCrashed,
+)
+from grader.proxy import Submission
+from grader.sandbox import Limits
+from grader.wire import UnsupportedValue
+
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+FAST = Limits(call_timeout=1.0, import_timeout=10.0, check_budget=4.0)
+
+
+@pytest.fixture
+def open_submission():
+    opened = []
+
+    def start(path: Path, limits: Limits = FAST) -> Submission:
+        submission = Submission(path, limits)
+        submission.begin_check()
+        opened.append(submission)
+        return submission
+
+    yield start
+    for submission in opened:
+        submission.close()
+
+
+def test_answers_come_back_as_plain_arrays(open_submission):
+    submission = open_submission(REFERENCE)
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    p = submission.softmax(x)
+    assert type(p) is np.ndarray and p.dtype == np.float64
+    np.testing.assert_allclose(p.sum(axis=-1), 1.0)
+    out, A = submission.attention(x, x, x)
+    assert out.shape == (2, 3) and A.shape == (2, 2)
+    mask = submission.causal_mask(3)
+    assert mask.dtype == np.bool_ and mask.tolist() == np.tril(np.ones((3, 3), bool)).tolist()
+
+
+def test_calls_are_recorded_per_example(open_submission):
+    submission = open_submission(REFERENCE)
+    submission.softmax(np.zeros(2))
+    submission.begin_example()
+    submission.softmax(np.ones(3), axis=0)
+    assert [(call.function, list(call.arguments)) for call in submission.example_calls] == [
+        ("softmax", ["x", "axis"])
+    ]
+
+
+def test_return_args_reports_inputs_after_the_call(open_submission):
+    submission = open_submission(REFERENCE)
+    Q = np.eye(2)
+    reply = submission.call("attention", [Q, Q, Q], return_args=True)
+    assert [np.array_equal(after, Q) for after in reply.args_after] == [True, True, True]
+
+
+def test_the_template_says_not_written_yet(open_submission):
+    submission = open_submission(TEMPLATE)
+    with pytest.raises(NotImplementedYet, match=r"softmax\(\) is not written yet"):
+        submission.softmax(np.zeros(2))
+
+
+def test_a_hung_call_times_out_then_fails_fast_for_the_rest_of_the_check(open_submission):
+    submission = open_submission(SUBMISSIONS / "sleeps_in_softmax.py")
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match=r"did not return within 1 s"):
+        submission.softmax(np.zeros(2))
+    assert time.monotonic() - started < 5
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut):
+        submission.softmax(np.zeros(2))
+    assert time.monotonic() - started < 0.1
+    submission.begin_check()  # the next check gets a fresh worker that still answers
+    out, A = submission.attention(np.eye(2), np.eye(2), np.eye(2))
+    assert A.shape == (2, 2)
+
+
+def test_a_check_past_its_budget_times_out(open_submission):
+    submission = open_submission(REFERENCE, Limits(call_timeout=1.0, check_budget=1.0))
+    submission.softmax(np.zeros(2))
+    time.sleep(1.1)
+    with pytest.raises(CallTimedOut, match="time budget"):
+        submission.softmax(np.zeros(2))
+
+
+def test_a_worker_that_exits_fails_the_call_and_is_replaced(open_submission):
+    submission = open_submission(SUBMISSIONS / "exits_in_causal_mask.py")
+    with pytest.raises(WorkerCrashed, match="exited with status 3"):
+        submission.causal_mask(3)
+    submission.begin_check()
+    assert submission.softmax(np.zeros(2)).tolist() == [0.5, 0.5]
+
+
+def test_a_segfault_at_import_fails_every_call(open_submission):
+    submission = open_submission(SUBMISSIONS / "segfaults_at_import.py")
+    with pytest.raises(ImportFailed, match="SIGSEGV"):
+        submission.softmax(np.zeros(2))
+    submission.begin_check()
+    with pytest.raises(ImportFailed):
+        submission.causal_mask(2)
+
+
+def test_a_syntax_error_names_its_line(open_submission):
+    submission = open_submission(SUBMISSIONS / "syntax_error.py")
+    with pytest.raises(ImportFailed, match=r"SyntaxError at line 4"):
+        submission.softmax(np.zeros(2))
+
+
+def test_a_missing_import_is_an_import_failure(open_submission):
+    submission = open_submission(SUBMISSIONS / "imports_missing_module.py")
+    with pytest.raises(ImportFailed, match=r"ModuleNotFoundError.*torch"):
+        submission.softmax(np.zeros(2))
+
+
+def test_missing_functions_fail_alone(open_submission):
+    submission = open_submission(SUBMISSIONS / "only_softmax.py")
+    with pytest.raises(FunctionMissing, match=r"does not define attention\(\)"):
+        submission.attention(np.eye(2), np.eye(2), np.eye(2))
+    assert submission.softmax(np.zeros(2)).tolist() == [0.5, 0.5]
+
+
+def test_a_raised_exception_names_type_and_line(open_submission):
+    submission = open_submission(REFERENCE)
+    lines = REFERENCE.read_text().splitlines()
+    matmul_line = next(number for number, line in enumerate(lines, 1) if "scores = (Q @" in line)
+    with pytest.raises(CallRaised, match=rf"ValueError.*line {matmul_line}\)"):
+        submission.attention(np.eye(2), np.eye(3), np.eye(3))
+
+
+def test_values_that_are_not_arrays_are_described(open_submission):
+    submission = open_submission(SUBMISSIONS / "returns_strings.py")
+    returned = submission.softmax(np.zeros(2))
+    assert isinstance(returned, UnsupportedValue) and "str" in repr(returned)
+    assert submission.causal_mask(2) is None

@@ -1,0 +1,99 @@
+"""Frames between grader and worker: round trips, caps and malformed input."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from grader import wire
+
+
+def roundtrip(data: bytes, **kwargs):
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+        os.close(write)
+        return wire.read_frame(read, **kwargs)
+    finally:
+        os.close(read)
+
+
+def raw_frame(header: dict, payload: bytes = b"") -> bytes:
+    body = json.dumps(header).encode()
+    return struct.pack(">II", len(body), len(payload)) + body + payload
+
+
+def test_values_round_trip_as_exact_ndarrays():
+    packer = wire.ArrayPacker()
+    value = packer.pack((np.arange(6, dtype=np.float32).reshape(2, 3), [[True, False]], 3.5, None))
+    header, arrays = roundtrip(wire.encode({"value": value}, packer.arrays))
+    out, mask, scalar, nothing = wire.unpack(header["value"], arrays)
+    assert type(out) is np.ndarray and out.dtype == np.float32 and out.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert mask.dtype == np.bool_ and mask.tolist() == [[True, False]]
+    assert scalar.shape == () and float(scalar) == 3.5
+    assert nothing is None
+
+
+def test_subclasses_and_big_endian_arrays_arrive_plain():
+    class Sneaky(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    packer = wire.ArrayPacker()
+    value = packer.pack(np.arange(3, dtype=">f8").view(Sneaky))
+    header, arrays = roundtrip(wire.encode({"value": value}, packer.arrays))
+    result = wire.unpack(header["value"], arrays)
+    assert type(result) is np.ndarray and result.tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "value, described",
+    [("text", "a str"), (np.array([1j]), "an array of dtype complex128"), (object(), "a object")],
+)
+def test_unsupported_values_are_named(value, described):
+    packer = wire.ArrayPacker()
+    header, arrays = roundtrip(wire.encode({"value": packer.pack(value)}, packer.arrays))
+    assert repr(wire.unpack(header["value"], arrays)) == described
+
+
+def test_oversized_payload_is_refused_before_reading():
+    with pytest.raises(wire.WireError, match="over the cap"):
+        roundtrip(struct.pack(">II", 10, 10**9))
+
+
+@pytest.mark.parametrize(
+    "header, payload, message",
+    [
+        ({"arrays": [{"dtype": "|O", "shape": [1]}]}, b"x" * 8, "not allowed"),
+        ({"arrays": [{"dtype": "<f8", "shape": [2]}]}, b"x" * 8, "shorter"),
+        ({"arrays": [{"dtype": "<f8", "shape": [1]}]}, b"x" * 16, "longer"),
+        ({"arrays": [{"dtype": "<f8", "shape": [-1]}]}, b"", "shape"),
+        ({"arrays": "nope"}, b"", "arrays"),
+    ],
+)
+def test_malformed_frames_are_protocol_errors(header, payload, message):
+    with pytest.raises(wire.WireError, match=message):
+        roundtrip(raw_frame(header, payload))
+
+
+def test_references_are_checked():
+    with pytest.raises(wire.WireError, match="out of range"):
+        wire.unpack({"$array": 3}, [])
+    with pytest.raises(wire.WireError, match="not a packed value"):
+        wire.unpack({"__reduce__": "os.system"}, [])
+
+
+def test_a_closed_pipe_and_a_deadline_are_told_apart():
+    with pytest.raises(wire.PipeClosed):
+        roundtrip(b"")
+    read, write = os.pipe()
+    try:
+        with pytest.raises(wire.Deadline):
+            wire.read_frame(read, deadline=0.0)
+    finally:
+        os.close(read)
+        os.close(write)
