@@ -81,18 +81,20 @@ def _points(value: float) -> str:
 
 def render_text(report: Report) -> str:
     """The report as a student reads it: score first, then each check and what broke."""
-    lines = [
-        f"{report.submission} ({report.student}): {_points(report.score)}/{_points(report.max_score)} points",
-    ]
+    bonus = sum(check.points for check in report.checks if check.bonus)
+    total = f"{_points(report.score - bonus)}/{_points(report.max_score)} points" + (
+        f" (+{_points(bonus)} bonus)" if bonus else ""
+    )
+    lines = [f"{report.submission} ({report.student}): {total}"]
     if report.error:
         lines.append(f"  {report.error}")
     lines.append("")
     width = max((len(check.id) for check in report.checks), default=0)
     for check in report.checks:
-        bonus = " (bonus)" if check.bonus else ""
+        tag = " (bonus)" if check.bonus else ""
         lines.append(
             f"{SYMBOLS[check.status]:>7}  {check.id:<{width}}  "
-            f"{_points(check.points)}/{_points(check.max_points)}{bonus}  {check.description}"
+            f"{_points(check.points)}/{_points(check.max_points)}{tag}  {check.description}"
         )
         if check.status == "passed" or report.error:
             continue
@@ -102,5 +104,5 @@ def render_text(report: Report) -> str:
             lines.append("         reproduce it:")
             lines.extend(f"           {line}" for line in check.counterexample["repro"].splitlines() if line)
     passed = sum(check.status == "passed" for check in report.checks)
-    lines += ["", f"{passed} of {len(report.checks)} checks passed; {_points(report.score)}/{_points(report.max_score)} points."]
+    lines += ["", f"{passed} of {len(report.checks)} checks passed; {total}."]
     return "\n".join(lines) + "\n"

@@ -52,7 +52,7 @@ def run(*args: str):
 def test_check_prints_a_report_and_writes_json(tmp_path, small_rubric):
     result = run("check", REFERENCE, "--rubric", small_rubric, "--json", tmp_path / "r.json")
     assert result.exit_code == 0, result.output
-    assert "6/5 points" in result.output and "PASS" in result.output
+    assert "5/5 points (+1 bonus)" in result.output and "PASS" in result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert set(report) == REPORT_KEYS
     assert all(set(check) == CHECK_KEYS for check in report["checks"])
