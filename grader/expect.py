@@ -67,6 +67,18 @@ def close(got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTO
     )
 
 
+def same_attention(
+    got: tuple[np.ndarray, np.ndarray],
+    expected: tuple[np.ndarray, np.ndarray],
+    *,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> None:
+    """``(out, A)`` equals the expected pair; A is compared first, since out follows from it."""
+    close(got[1], expected[1], "A", rtol=rtol, atol=atol)
+    close(got[0], expected[0], "out", rtol=rtol, atol=atol)
+
+
 def finite(got: np.ndarray, what: str) -> None:
     bad = ~np.isfinite(got)
     if bad.any():
