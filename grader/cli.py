@@ -21,7 +21,7 @@ from grader.grading import grade_file
 from grader.report import Report, render_text, to_json, write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
-from grader.sandbox import Limits
+from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -67,6 +67,13 @@ def shared_options(command: Callable) -> Callable:
             help="Seconds all calls of one check may take together.",
         ),
         click.option(
+            "--sandbox",
+            type=click.Choice(["auto", *ISOLATIONS]),
+            default="auto",
+            show_default=True,
+            help="Isolation of the submission: bubblewrap where it works (auto), or a plain process (a self-check).",
+        ),
+        click.option(
             "--memory-mb",
             type=click.IntRange(min=256),
             default=defaults.memory_mb,
@@ -83,8 +90,13 @@ def _rubric(path: Path | None) -> Rubric:
     return load_rubric(path if path is not None else project_file(DEFAULT_RUBRIC))
 
 
-def _limits(call_timeout: float, check_budget: float, memory_mb: int) -> Limits:
-    return Limits(call_timeout=call_timeout, check_budget=check_budget, memory_mb=memory_mb)
+def _limits(call_timeout: float, check_budget: float, memory_mb: int, sandbox: str) -> Limits:
+    return Limits(
+        call_timeout=call_timeout,
+        check_budget=check_budget,
+        memory_mb=memory_mb,
+        isolation=resolve_isolation(sandbox),
+    )
 
 
 @click.group(cls=GraderGroup)

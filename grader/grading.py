@@ -24,7 +24,12 @@ def submission_digest(path: Path) -> str:
 def grade_file(path: Path, rubric: Rubric, limits: Limits, *, student: str | None = None) -> Report:
     """The report for one submission; a check run that breaks gives an ``error`` report."""
     digest = submission_digest(path)
-    identity = {"student": student or path.stem, "submission": str(path), "submission_sha256": digest}
+    identity = {
+        "student": student or path.stem,
+        "submission": str(path),
+        "submission_sha256": digest,
+        "sandbox": limits.isolation,
+    }
     started = time.monotonic()
     try:
         results = run_checks(path, rubric, limits)

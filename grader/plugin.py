@@ -19,7 +19,7 @@ from grader import counterexample
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
 from grader.rubric import load_rubric
-from grader.sandbox import Limits
+from grader.sandbox import ISOLATIONS, Limits
 
 SUBMISSION = pytest.StashKey[Submission]()
 CHECKS_PACKAGE = "grader.checks."
@@ -39,6 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")
     group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
     group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
+    group.addoption("--attention-sandbox", choices=ISOLATIONS, default=defaults.isolation)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,6 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
             call_timeout=config.getoption("attention_call_timeout"),
             check_budget=config.getoption("attention_check_budget"),
             memory_mb=config.getoption("attention_memory_mb"),
+            isolation=config.getoption("attention_sandbox"),
         )
         config.stash[SUBMISSION] = Submission(Path(path), limits)
 

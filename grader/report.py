@@ -46,11 +46,17 @@ class Report:
     rubric: dict[str, str]
     grader_version: str
     duration_s: float
+    sandbox: str = "process"
     diagnoses: list[dict[str, str]] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
 
+    @property
+    def self_check(self) -> bool:
+        """Graded without bubblewrap: fine for a student's own check, not a grade of record."""
+        return self.sandbox != "bubblewrap"
+
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(self) | {"self_check": self.self_check}
         order = ["schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status"]
         return {key: data[key] for key in order} | {k: v for k, v in data.items() if k not in order}
 
@@ -86,6 +92,8 @@ def render_text(report: Report) -> str:
         f" (+{_points(bonus)} bonus)" if bonus else ""
     )
     lines = [f"{report.submission} ({report.student}): {total}"]
+    if report.self_check:
+        lines.append("  (a self-check: graded without the bubblewrap sandbox, so not a grade of record)")
     if report.error:
         lines.append(f"  {report.error}")
     lines.append("")

@@ -67,6 +67,7 @@ def pytest_command(submission: Path, rubric: Rubric, limits: Limits, workdir: Pa
         f"--attention-call-timeout={limits.call_timeout}",
         f"--attention-check-budget={limits.check_budget}",
         f"--attention-memory-mb={limits.memory_mb}",
+        f"--attention-sandbox={limits.isolation}",
         "--json-report",
         f"--json-report-file={workdir / 'results.json'}",
         "--json-report-omit",

@@ -1,9 +1,19 @@
-"""How a worker process is started: its folder, environment and resource limits.
+"""How a worker process is started: its folder, environment, isolation and limits.
 
 Every worker gets a fresh temporary folder holding a copy of the submission (as
 ``attention.py``) and of the worker scripts, an environment built from scratch (nothing
 of the grader's is inherited, so no token can be printed), its own session so it can be
 killed as a whole, and rlimits it applies to itself before the submission is imported.
+
+Two isolations:
+
+- ``bubblewrap`` (the grade of record): the worker runs under ``bwrap`` with every
+  namespace unshared (no network, its own PIDs, so every process it starts dies with
+  it), no capabilities, uid/gid 65534, a read-only view of only the system libraries,
+  the Python standard library and numpy, its folder mounted read-only and a private
+  ``/tmp``. The grader, the reference head and other submissions are not in its view.
+- ``process`` (a self-check): a plain subprocess with the limits above, for machines
+  without bubblewrap (a student's laptop, macOS).
 """
 
 from __future__ import annotations
@@ -14,12 +24,23 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+import numpy
+
+from grader.errors import UsageError
 
 WORKER_SCRIPTS = ("worker.py", "wire.py")
 MIB = 1024 * 1024
+ISOLATIONS = ("bubblewrap", "process")
+NOBODY = "65534"
+# Paths inside the bubblewrap sandbox.
+SANDBOX_FOLDER = "/submission"
+SANDBOX_SITE = "/opt/grader-site"
 
 
 @dataclass(frozen=True)
@@ -35,6 +56,7 @@ class Limits:
     memory_mb: address-space cap of the worker (RLIMIT_AS).
     cpu_seconds: CPU-time cap of one worker (RLIMIT_CPU); wall-clock deadlines above
         catch a worker that sleeps instead.
+    isolation: ``bubblewrap`` or ``process`` (see the module docstring).
     """
 
     call_timeout: float = 5.0
@@ -45,6 +67,7 @@ class Limits:
     cpu_seconds: int = 300
     file_size_mb: int = 16
     open_files: int = 64
+    isolation: str = "process"
 
     def rlimits(self) -> dict[str, int]:
         return {
@@ -69,25 +92,87 @@ def _worker_environment(home: str) -> dict[str, str]:
     }
 
 
+def _bubblewrap_command(folder: Path, environment: dict[str, str], python_args: list[str]) -> list[str]:
+    """``bwrap`` arguments that show the worker only what Python and numpy need."""
+    interpreter = os.path.realpath(sys.executable)
+    base = sys.base_prefix
+    base_site = sysconfig.get_path("purelib", vars={"base": base, "platbase": base})
+    numpy_folder = Path(numpy.__file__).resolve().parent
+    command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    command += ["--unshare-user", "--uid", NOBODY, "--gid", NOBODY, "--clearenv"]
+    for system in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/alternatives"):
+        if os.path.islink(system):
+            command += ["--symlink", os.readlink(system), system]
+        elif os.path.isdir(system):
+            command += ["--ro-bind", system, system]
+    command += ["--ro-bind", base, base]
+    if os.path.isdir(base_site):
+        command += ["--tmpfs", base_site]  # the grader may be installed here: hide it
+    if not interpreter.startswith((base + os.sep, "/usr/")):
+        command += ["--ro-bind", os.path.dirname(interpreter), os.path.dirname(interpreter)]
+    command += ["--ro-bind", str(numpy_folder), f"{SANDBOX_SITE}/numpy"]
+    libraries = numpy_folder.parent / "numpy.libs"  # OpenBLAS, in wheels built for Linux
+    if libraries.is_dir():
+        command += ["--ro-bind", str(libraries), f"{SANDBOX_SITE}/numpy.libs"]
+    command += ["--ro-bind", str(folder), SANDBOX_FOLDER, "--chdir", SANDBOX_FOLDER]
+    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for name, value in {**environment, "HOME": "/tmp", "PYTHONPATH": SANDBOX_SITE}.items():
+        command += ["--setenv", name, value]
+    return command + ["--", interpreter, "-S", *python_args]
+
+
+@cache
+def bubblewrap_works() -> bool:
+    """Whether a worker can start under bubblewrap on this machine (tried once)."""
+    if shutil.which("bwrap") is None:
+        return False
+    folder = Path(tempfile.mkdtemp(prefix="grader-probe-"))
+    try:
+        probe = _bubblewrap_command(folder, {}, ["-c", "import numpy"])
+        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def resolve_isolation(choice: str) -> str:
+    """``auto`` becomes bubblewrap where it works, else process; bubblewrap must work."""
+    if choice == "auto":
+        return "bubblewrap" if bubblewrap_works() else "process"
+    if choice == "bubblewrap" and not bubblewrap_works():
+        raise UsageError("bubblewrap cannot start a worker here: install the 'bubblewrap' package, or use --sandbox process")
+    return choice
+
+
 class WorkerProcess:
     """A started worker: its pipes, its process and its folder."""
 
     def __init__(self, submission: Path, limits: Limits) -> None:
+        self.isolation = limits.isolation
         self.folder = Path(tempfile.mkdtemp(prefix="grader-worker-"))
         scripts = self.folder / ".grader"
         scripts.mkdir()
         here = Path(__file__).parent
         for name in WORKER_SCRIPTS:
             shutil.copyfile(here / name, scripts / name)
-        copy = self.folder / "attention.py"
-        copy.write_bytes(submission.read_bytes())
+        (self.folder / "attention.py").write_bytes(submission.read_bytes())
+        for path in (self.folder, scripts):
+            path.chmod(0o755)  # readable by the sandbox's unprivileged uid
+        environment = _worker_environment(str(self.folder))
+        if self.isolation == "bubblewrap":
+            inside = [f"{SANDBOX_FOLDER}/.grader/worker.py", f"{SANDBOX_FOLDER}/attention.py"]
+            command = _bubblewrap_command(self.folder, environment, [*inside, json.dumps(limits.rlimits())])
+        else:
+            inside = [str(scripts / "worker.py"), str(self.folder / "attention.py")]
+            command = [sys.executable, "-s", *inside, json.dumps(limits.rlimits())]
         self.process = subprocess.Popen(
-            [sys.executable, "-s", str(scripts / "worker.py"), str(copy), json.dumps(limits.rlimits())],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=self.folder,
-            env=_worker_environment(str(self.folder)),
+            env=environment,
             start_new_session=True,
         )
         self.requests = self.process.stdin.fileno()
@@ -99,6 +184,8 @@ class WorkerProcess:
             code = self.process.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return "it stopped answering"
+        if self.isolation == "bubblewrap" and code > 128:
+            code = 128 - code  # bwrap reports a child killed by signal N as 128 + N
         if code < 0:
             try:
                 return f"it was killed by {signal.Signals(-code).name}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from grader import __version__
 from grader.report import CheckEntry, Report
@@ -20,6 +21,7 @@ def score(
     submission: str,
     submission_sha256: str,
     duration_s: float,
+    sandbox: str = "process",
 ) -> Report:
     """Points for each passed check; a submission that could not be imported is an error."""
     by_id = {result.id: result for result in results}
@@ -53,18 +55,14 @@ def score(
         rubric=rubric_summary(rubric),
         grader_version=__version__,
         duration_s=round(duration_s, 3),
+        sandbox=sandbox,
     )
 
 
-def failed_run(
-    rubric: Rubric, reason: str, *, student: str, submission: str, submission_sha256: str, duration_s: float
-) -> Report:
-    """The report of a submission the grader could not check at all."""
+def failed_run(rubric: Rubric, reason: str, **identity: Any) -> Report:
+    """The report of a submission the grader could not check at all (``identity`` as for :func:`score`)."""
     results = [CheckResult(check.id, "error", "grader_error", reason) for check in rubric.checks]
-    report = score(
-        rubric, results, student=student, submission=submission,
-        submission_sha256=submission_sha256, duration_s=duration_s,
-    )
+    report = score(rubric, results, **identity)
     return replace(report, status="error", error=reason)
 
 

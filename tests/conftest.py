@@ -13,7 +13,7 @@ from grader.batch import grade_folder
 from grader.report import Report
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
-from grader.sandbox import Limits
+from grader.sandbox import Limits, resolve_isolation
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -40,17 +40,24 @@ def known_heads() -> list[Path]:
 
 
 @pytest.fixture(scope="session")
+def isolation() -> str:
+    """Bubblewrap where it works (CI installs it, so CI tests the real path), else a plain process."""
+    return resolve_isolation("auto")
+
+
+@pytest.fixture(scope="session")
 def rubric() -> Rubric:
     return load_rubric(project_file(DEFAULT_RUBRIC))
 
 
 @pytest.fixture(scope="session")
-def graded_heads(tmp_path_factory: pytest.TempPathFactory, rubric: Rubric) -> dict[str, Report]:
+def graded_heads(tmp_path_factory: pytest.TempPathFactory, rubric: Rubric, isolation: str) -> dict[str, Report]:
     """Every known head graded in one parallel batch; reports keyed by head id."""
     folder = tmp_path_factory.mktemp("heads")
     for path in known_heads():
         shutil.copyfile(path, folder / f"{head_id(path)}.py")
-    reports = grade_folder(folder, tmp_path_factory.mktemp("reports"), rubric, Limits(), jobs=os.cpu_count() or 1)
+    limits = Limits(isolation=isolation)
+    reports = grade_folder(folder, tmp_path_factory.mktemp("reports"), rubric, limits, jobs=os.cpu_count() or 1)
     return {report.student: report for report in reports}
 
 

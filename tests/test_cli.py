@@ -17,7 +17,7 @@ from grader.cli import cli
 
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
-    "checks", "diagnoses", "rubric", "grader_version", "duration_s",
+    "checks", "diagnoses", "rubric", "grader_version", "duration_s", "sandbox", "self_check",
 }
 CHECK_KEYS = {
     "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",

@@ -1,0 +1,128 @@
+"""What a hostile submission can reach from the worker, under each isolation.
+
+The bubblewrap tests run wherever bubblewrap works; in CI (``CI`` set) they must run,
+since .ci/run installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REFERENCE
+from grader.proxy import Submission
+from grader.sandbox import Limits, bubblewrap_works
+
+LESSON_HEAD = REFERENCE.read_text()
+needs_bubblewrap = pytest.mark.skipif(
+    not bubblewrap_works() and not os.environ.get("CI"), reason="bubblewrap is not available here"
+)
+
+
+def submission_with(tmp_path: Path, body: str, isolation: str) -> Submission:
+    """The lesson's head plus ``probe()`` (reached as ``softmax(x, axis=...)``)."""
+    path = tmp_path / "attention.py"
+    path.write_text(LESSON_HEAD + "\n\n" + body + "\n\n_lesson_softmax = softmax\n\n"
+                    "def softmax(x, axis=-1):\n    return probe() if axis == 99 else _lesson_softmax(x, axis)\n")
+    submission = Submission(path, Limits(isolation=isolation, call_timeout=10.0))
+    submission.begin_check()
+    return submission
+
+
+def probe(submission: Submission) -> float:
+    try:
+        return float(submission.softmax(np.zeros(1), axis=99))
+    finally:
+        submission.close()
+
+
+@pytest.mark.parametrize("isolation", ["process", pytest.param("bubblewrap", marks=needs_bubblewrap)])
+def test_the_graders_environment_never_reaches_the_worker(tmp_path, monkeypatch, isolation):
+    monkeypatch.setenv("GRADER_TEST_TOKEN", "s3cret")
+    body = "import os\ndef probe():\n    return float('s3cret' in repr(os.environ))"
+    assert probe(submission_with(tmp_path, body, isolation)) == 0.0
+
+
+@needs_bubblewrap
+def test_bubblewrap_hides_the_reference_and_the_grader(tmp_path):
+    body = f"""
+import os
+def probe():
+    seen = [os.path.exists({str(REFERENCE)!r}), os.path.exists({str(Path(__file__))!r})]
+    try:
+        import grader  # noqa: F401
+        seen.append(True)
+    except ImportError:
+        seen.append(False)
+    return float(any(seen))
+"""
+    assert probe(submission_with(tmp_path, body, "bubblewrap")) == 0.0
+
+
+@needs_bubblewrap
+def test_bubblewrap_runs_as_nobody_and_cannot_write_outside_tmp(tmp_path):
+    victim = tmp_path / "other_student.py"
+    victim.write_text("untouched")
+    body = f"""
+import os
+def probe():
+    for target in ({str(victim)!r}, "attention.py", "/submission/attention.py"):
+        try:
+            with open(target, "w") as handle:
+                handle.write("overwritten")
+            return -1.0
+        except OSError:
+            pass
+    return float(os.getuid())
+"""
+    assert probe(submission_with(tmp_path, body, "bubblewrap")) == 65534.0
+    assert victim.read_text() == "untouched"
+
+
+@needs_bubblewrap
+def test_bubblewrap_has_no_network(tmp_path):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        body = f"""
+import socket
+def probe():
+    try:
+        socket.create_connection(("127.0.0.1", {server.getsockname()[1]}), timeout=2).close()
+        return 1.0
+    except OSError:
+        return 0.0
+"""
+        assert probe(submission_with(tmp_path, body, "bubblewrap")) == 0.0
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+@needs_bubblewrap
+def test_bubblewrap_kills_every_process_the_submission_started(tmp_path):
+    marker = "987.654321"
+    body = f"""
+import subprocess
+def probe():
+    subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+    return 0.0
+"""
+    probe(submission_with(tmp_path, body, "bubblewrap"))
+    deadline = time.monotonic() + 5
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
