@@ -8,6 +8,7 @@ One bad submission never stops the batch: it gets a report with status ``error``
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import statistics
@@ -19,10 +20,10 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import UsageError
 from grader.grading import grade_file
-from grader.report import SCHEMA_VERSION, Report, to_json, write_atomic
+from grader.report import SCHEMA_VERSION, Report, from_json, to_json, write_atomic
 from grader.rubric import Rubric
 from grader.sandbox import Limits
-from grader.scoring import rubric_summary
+from grader.scoring import failed_run, rubric_summary
 
 RESERVED_IDS = frozenset({"summary"})
 
@@ -60,23 +61,68 @@ def grade_folder(
     limits: Limits,
     *,
     jobs: int,
-    on_report: Callable[[Report, int, int], None] = lambda report, done, total: None,
+    regrade: bool = False,
+    on_report: Callable[[Report, int, int, bool], None] = lambda report, done, total, kept: None,
 ) -> list[Report]:
-    """Grade every submission in ``folder`` into ``out``; return the reports sorted by id."""
+    """Grade every submission in ``folder`` into ``out``; return the reports sorted by id.
+
+    A report already in ``out`` for the same file content, rubric, grader version and
+    sandbox is kept (so a killed batch resumes where it stopped) unless ``regrade``.
+    ``on_report(report, done, total, kept)`` is called as each submission finishes.
+    """
     submissions = find_submissions(folder)
     out.mkdir(parents=True, exist_ok=True)
     reports = []
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(grade_file, s.path, rubric, limits, student=s.student) for s in submissions]
-        for done, future in enumerate(as_completed(futures), start=1):
+    pending = []
+    for submission in submissions:
+        kept = None if regrade else _kept_report(out, submission, rubric, limits)
+        if kept is None:
+            pending.append(submission)
+        else:
+            reports.append(kept)
+            on_report(kept, len(reports), len(submissions), True)
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = [pool.submit(_grade_one, s, rubric, limits) for s in pending]
+        for future in as_completed(futures):
             report = future.result()
             write_atomic(out / f"{report.student}.json", to_json(report))
             reports.append(report)
-            on_report(report, done, len(submissions))
+            on_report(report, len(reports), len(submissions), False)
+    finally:
+        # On Ctrl-C, start nothing new; gradings in flight finish without writing.
+        pool.shutdown(wait=True, cancel_futures=True)
     reports.sort(key=lambda report: report.student)
     write_atomic(out / "summary.json", json.dumps(summary(reports, rubric), indent=2) + "\n")
     write_atomic(out / "grades.csv", gradebook_csv(reports, rubric))
     return reports
+
+
+def _grade_one(submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Report:
+    try:
+        return grade_file(submission.path, rubric, limits, student=submission.student)
+    except UsageError as error:  # unreadable: this one gets an error report, the batch goes on
+        return failed_run(
+            rubric, str(error), kind="unusable_submission", student=submission.student,
+            submission=str(submission.path), submission_sha256="", sandbox=limits.isolation, duration_s=0.0,
+        )
+
+
+def _kept_report(out: Path, submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Report | None:
+    try:
+        previous = from_json((out / f"{submission.student}.json").read_text(encoding="utf-8"))
+        digest = hashlib.sha256(submission.path.read_bytes()).hexdigest()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if previous is None:
+        return None
+    same = (
+        previous.submission_sha256 == digest
+        and previous.rubric.get("sha256") == rubric.sha256
+        and previous.grader_version == __version__
+        and previous.sandbox == limits.isolation
+    )
+    return previous if same else None
 
 
 def summary(reports: list[Report], rubric: Rubric) -> dict:

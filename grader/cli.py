@@ -18,7 +18,7 @@ from grader import __version__
 from grader.batch import grade_folder
 from grader.errors import GraderError
 from grader.grading import grade_file
-from grader.report import Report, render_text, to_json, write_atomic
+from grader.report import Report, render_text, score_summary, to_json, write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
@@ -138,18 +138,25 @@ def check(file: Path, json_path: str | None, rubric: Path | None, **limits: Any)
     show_default="number of cores",
     help="Submissions graded at the same time.",
 )
+@click.option(
+    "--regrade", is_flag=True, help="Grade every submission again, even those whose report in OUT is current."
+)
 @shared_options
-def grade(folder: Path, out: Path, jobs: int, rubric: Path | None, **limits: Any) -> None:
+def grade(folder: Path, out: Path, jobs: int, regrade: bool, rubric: Path | None, **limits: Any) -> None:
     """Grade every submission in FOLDER (FOLDER/<id>.py or FOLDER/<id>/attention.py).
 
-    Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv.
+    Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv. A report
+    already in OUT for the same file, rubric and grader version is kept, so a batch
+    that was stopped resumes where it left off.
     """
 
-    def progress(report: Report, done: int, total: int) -> None:
-        outcome = report.error or f"{report.score:g}/{report.max_score:g}"
-        click.echo(f"[{done}/{total}] {report.student}: {outcome}", err=True)
+    def progress(report: Report, done: int, total: int, kept: bool) -> None:
+        outcome = report.error or score_summary(report)
+        click.echo(f"[{done}/{total}] {report.student}: {outcome}{' (kept)' if kept else ''}", err=True)
 
-    reports = grade_folder(folder, out, _rubric(rubric), _limits(**limits), jobs=jobs, on_report=progress)
+    reports = grade_folder(
+        folder, out, _rubric(rubric), _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress
+    )
     errors = sum(report.status == "error" for report in reports)
     click.echo(f"graded {len(reports)} submissions ({errors} with errors); reports in {out}")
 

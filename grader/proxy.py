@@ -43,6 +43,12 @@ PARAMETERS = {
     "self_attention": ("X", "Wq", "Wk", "Wv", "mask"),
     "causal_mask": ("n",),
 }
+SIGNATURES = {
+    "softmax": "softmax(x, axis=-1)",
+    "attention": "attention(Q, K, V, mask=None)",
+    "self_attention": "self_attention(X, Wq, Wk, Wv, mask=None)",
+    "causal_mask": "causal_mask(n)",
+}
 
 
 @dataclass(frozen=True)
@@ -181,9 +187,10 @@ class Submission:
                     exception_type=kind,
                     line=line,
                 )
-            raise CallRaised(
-                f"{function}() raised {kind}: {text}{where}", exception_type=kind, line=line
-            )
+            hint = ""
+            if kind == "TypeError" and "argument" in text:
+                hint = f"; the grader calls it as the lesson defines it: {SIGNATURES[function]}"
+            raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line)
         if status == "missing":
             raise FunctionMissing(f"attention.py does not define {function}()")
         raise wire.WireError(f"unexpected reply status {status!r}")

@@ -61,6 +61,19 @@ class Report:
         return {key: data[key] for key in order} | {k: v for k, v in data.items() if k not in order}
 
 
+def from_json(text: str) -> Report | None:
+    """A report written by :func:`to_json` of this schema version, or None if it is not one."""
+    try:
+        data = json.loads(text)
+        if data.get("schema_version") != SCHEMA_VERSION:
+            return None
+        data.pop("self_check", None)
+        checks = [CheckEntry(**check) for check in data.pop("checks")]
+        return Report(checks=checks, **data)
+    except (ValueError, TypeError, AttributeError, KeyError):
+        return None
+
+
 def to_json(report: Report) -> str:
     # allow_nan=False: a report is strict JSON that any consumer can parse.
     return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
@@ -85,12 +98,16 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def score_summary(report: Report) -> str:
+    """``"96/100 points"``, with bonus points apart: ``"100/100 points (+5 bonus)"``."""
+    bonus = sum(check.points for check in report.checks if check.bonus)
+    total = f"{_points(report.score - bonus)}/{_points(report.max_score)} points"
+    return total + (f" (+{_points(bonus)} bonus)" if bonus else "")
+
+
 def render_text(report: Report) -> str:
     """The report as a student reads it: score first, then each check and what broke."""
-    bonus = sum(check.points for check in report.checks if check.bonus)
-    total = f"{_points(report.score - bonus)}/{_points(report.max_score)} points" + (
-        f" (+{_points(bonus)} bonus)" if bonus else ""
-    )
+    total = score_summary(report)
     lines = [f"{report.submission} ({report.student}): {total}"]
     if report.self_check:
         lines.append("  (a self-check: graded without the bubblewrap sandbox, so not a grade of record)")

@@ -95,13 +95,19 @@ def _environment(home: Path) -> dict[str, str]:
     }
 
 
-def run_checks(submission: Path, rubric: Rubric, limits: Limits) -> list[CheckResult]:
-    """Run every check of ``rubric`` on ``submission``; one result per rubric check, in order."""
+def run_checks(content: bytes, rubric: Rubric, limits: Limits) -> list[CheckResult]:
+    """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
+
+    The checks read a private copy, so the graded bytes are the ones the caller read,
+    whatever happens to the original file meanwhile.
+    """
     with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
         workdir = Path(folder)
         (workdir / "pytest.ini").write_text(PYTEST_INI)
+        submission = workdir / "attention.py"
+        submission.write_bytes(content)
         process = subprocess.Popen(
-            pytest_command(submission.resolve(), rubric, limits, workdir),
+            pytest_command(submission, rubric, limits, workdir),
             cwd=workdir,
             env=_environment(workdir),
             stdin=subprocess.DEVNULL,

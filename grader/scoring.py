@@ -59,9 +59,9 @@ def score(
     )
 
 
-def failed_run(rubric: Rubric, reason: str, **identity: Any) -> Report:
-    """The report of a submission the grader could not check at all (``identity`` as for :func:`score`)."""
-    results = [CheckResult(check.id, "error", "grader_error", reason) for check in rubric.checks]
+def failed_run(rubric: Rubric, reason: str, *, kind: str, **identity: Any) -> Report:
+    """The report of a submission that was not checked at all (``identity`` as for :func:`score`)."""
+    results = [CheckResult(check.id, "error", kind, reason) for check in rubric.checks]
     report = score(rubric, results, **identity)
     return replace(report, status="error", error=reason)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -20,15 +22,39 @@ ROOT = TESTS.parent
 HEADS = TESTS / "heads"
 REFERENCE = ROOT / "reference" / "attention.py"
 TEMPLATE = ROOT / "student_template" / "attention.py"
-MUST_FAIL = re.compile(r"^# must-fail:(.*)$", re.MULTILINE)
+HEADER = re.compile(rb"^# (must-fail|must-pass|report-status):(.*)$", re.MULTILINE)
 
 
-def must_fail(path: Path) -> list[str]:
-    """The check ids a buggy head declares it must fail, from its ``# must-fail:`` line."""
-    match = MUST_FAIL.search(path.read_text(encoding="utf-8"))
-    if match is None:
-        raise ValueError(f"{path} has no '# must-fail:' line")
-    return [check_id.strip() for check_id in match.group(1).split(",") if check_id.strip()]
+@dataclass(frozen=True)
+class Expectation:
+    """What a test submission declares about its own report (globs allowed in check ids)."""
+
+    must_fail: tuple[str, ...]
+    must_pass: tuple[str, ...]
+    status: str
+
+    def violations(self, report: Report) -> dict[str, str]:
+        """Checks whose status contradicts the declaration, with the status found."""
+        found = {}
+        for check in report.checks:
+            if any(fnmatch(check.id, pattern) for pattern in self.must_fail) and check.status == "passed":
+                found[check.id] = "passed"
+            if any(fnmatch(check.id, pattern) for pattern in self.must_pass) and check.status != "passed":
+                found[check.id] = f"{check.status}: {check.feedback}"
+        return found
+
+
+def expectation(path: Path) -> Expectation:
+    """Read ``# must-fail:``, ``# must-pass:`` and ``# report-status:`` lines from a test
+    submission, or from ``<name>.expect`` beside it for files that cannot hold comments."""
+    sidecar = path.with_suffix(".expect")
+    text = sidecar.read_bytes() if sidecar.exists() else path.read_bytes()
+    fields: dict[str, tuple[str, ...]] = {}
+    for key, value in HEADER.findall(text):
+        fields[key.decode()] = tuple(item.strip() for item in value.decode().split(",") if item.strip())
+    if "must-fail" not in fields:
+        raise ValueError(f"{path} declares no '# must-fail:' line")
+    return Expectation(fields["must-fail"], fields.get("must-pass", ()), (fields.get("report-status") or ("graded",))[0])
 
 
 def head_id(path: Path) -> str:
@@ -59,7 +85,3 @@ def graded_heads(tmp_path_factory: pytest.TempPathFactory, rubric: Rubric, isola
     limits = Limits(isolation=isolation)
     reports = grade_folder(folder, tmp_path_factory.mktemp("reports"), rubric, limits, jobs=os.cpu_count() or 1)
     return {report.student: report for report in reports}
-
-
-def statuses(report: Report) -> dict[str, str]:
-    return {check.id: check.status for check in report.checks}

@@ -136,3 +136,37 @@ def test_python_dash_m_runs_the_same_cli():
     assert result.returncode == 0 and result.stdout.startswith("grader, version ")
     result = subprocess.run([sys.executable, "-m", "grader", "check", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0 and "--rubric" in result.stdout and "--json" in result.stdout
+
+
+def test_grade_resumes_keeping_current_reports_and_regrades_changed_ones(tmp_path, small_rubric):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    submissions.mkdir()
+    shutil.copyfile(REFERENCE, submissions / "ada.py")
+    shutil.copyfile(TEMPLATE, submissions / "bea.py")
+    assert run("grade", submissions, "--out", out, "--rubric", small_rubric).exit_code == 0
+    first = {name: (out / name).read_text() for name in ("ada.json", "bea.json")}
+    shutil.copyfile(REFERENCE, submissions / "bea.py")  # bea finishes her head
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric)
+    assert result.exit_code == 0
+    assert "ada: 5/5 points (+1 bonus) (kept)" in result.output and "bea: 5/5 points (+1 bonus)\n" in result.output
+    assert (out / "ada.json").read_text() == first["ada.json"]
+    assert json.loads((out / "bea.json").read_text())["score"] == 6
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--regrade")
+    assert "(kept)" not in result.output
+
+
+def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_on(tmp_path, small_rubric):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    submissions.mkdir()
+    shutil.copyfile(REFERENCE, submissions / "ada.py")
+    (submissions / "ghost.py").symlink_to(tmp_path / "nowhere.py")
+    (submissions / "nb.py").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}))
+    (submissions / "empty.py").write_text("\n")
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric)
+    assert result.exit_code == 0, result.output
+    reports = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "summary"}
+    assert reports["ada"]["score"] == 6
+    assert reports["ghost"]["status"] == "error" and "cannot read submission" in reports["ghost"]["error"]
+    assert reports["nb"]["status"] == "error" and "Jupyter notebook" in reports["nb"]["error"]
+    assert reports["empty"]["status"] == "error" and "is empty" in reports["empty"]["error"]
+    assert json.loads((out / "summary.json").read_text())["errors"] == 3

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HEADS, REFERENCE, TEMPLATE, head_id, must_fail, statuses
+from conftest import HEADS, REFERENCE, TEMPLATE, expectation, head_id
 from grader.rubric import available_check_ids
 
 BUGGY = sorted(HEADS.glob("buggy/*.py"))
@@ -40,12 +40,11 @@ def test_correct_heads_lose_no_points(graded_heads, rubric, path: Path):
 
 @pytest.mark.parametrize("path", BUGGY, ids=[p.stem for p in BUGGY])
 def test_buggy_heads_fail_the_check_that_names_their_mistake(graded_heads, rubric, path: Path):
-    expected_failures = must_fail(path)
-    assert expected_failures, f"{path.name} names no check"
-    assert set(expected_failures) <= available_check_ids()
+    declared = expectation(path)
+    assert declared.must_fail, f"{path.name} names no check"
+    assert set(declared.must_fail) <= available_check_ids()
     report = graded_heads[head_id(path)]
-    found = statuses(report)
-    assert {check_id: found[check_id] for check_id in expected_failures if found[check_id] == "passed"} == {}
+    assert declared.violations(report) == {}
     assert sum(c.points for c in report.checks if not c.bonus) < rubric.max_score
     for check in report.checks:
         if check.status != "passed":

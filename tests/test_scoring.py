@@ -39,7 +39,7 @@ def test_one_missing_function_is_not_a_submission_error(rubric):
 
 
 def test_a_failed_run_scores_zero_with_the_reason(rubric):
-    report = failed_run(rubric, "grading took longer than 900 s", **IDENTITY)
+    report = failed_run(rubric, "grading took longer than 900 s", kind="grader_error", **IDENTITY)
     assert report.status == "error" and report.score == 0
     assert report.error == "grading took longer than 900 s"
     assert all(entry.status == "error" for entry in report.checks)
