@@ -67,6 +67,13 @@ def shared_options(command: Callable) -> Callable:
             help="Seconds all calls of one check may take together.",
         ),
         click.option(
+            "--submission-budget",
+            type=click.FloatRange(min=10.0),
+            default=defaults.submission_budget,
+            show_default=True,
+            help="Seconds the whole grading of one submission may take.",
+        ),
+        click.option(
             "--sandbox",
             type=click.Choice(["auto", *ISOLATIONS]),
             default="auto",
@@ -90,10 +97,11 @@ def _rubric(path: Path | None) -> Rubric:
     return load_rubric(path if path is not None else project_file(DEFAULT_RUBRIC))
 
 
-def _limits(call_timeout: float, check_budget: float, memory_mb: int, sandbox: str) -> Limits:
+def _limits(call_timeout: float, check_budget: float, submission_budget: float, memory_mb: int, sandbox: str) -> Limits:
     return Limits(
         call_timeout=call_timeout,
         check_budget=check_budget,
+        submission_budget=submission_budget,
         memory_mb=memory_mb,
         isolation=resolve_isolation(sandbox),
     )

@@ -24,14 +24,20 @@ class CheckFailure(AssertionError):
 
 
 class SubmissionError(Exception):
-    """The submission did not answer a call: it raised, crashed, hung or is missing."""
+    """The submission did not answer a call: it raised, crashed, hung or is missing.
+
+    ``calls`` holds the calls of the example that really failed, for failures that make
+    the rest of a check fail fast: Hypothesis then shrinks towards inputs that were never
+    run, so its final example would be the wrong counterexample.
+    """
 
     status = "error"
     kind = "error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, calls: list | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.calls = calls
 
 
 class ImportFailed(SubmissionError):
@@ -53,7 +59,7 @@ class CallRaised(SubmissionError):
     kind = "raised"
 
     def __init__(self, message: str, *, exception_type: str, line: int | None) -> None:
-        super().__init__(message)
+        super().__init__(message, calls=None)
         self.exception_type = exception_type
         self.line = line
 

@@ -109,6 +109,7 @@ def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:
     else:
         status, kind = "error", "grader_error"
         feedback = f"the check itself failed ({type(cause).__name__}: {cause}); please report this to your instructor"
+    calls = getattr(cause, "calls", None) or calls
     expected = getattr(cause, "expected", None)
     got = getattr(cause, "got", None)
     return {

@@ -160,12 +160,14 @@ class Submission:
                 message = f"this check ran out of its {self.limits.check_budget:g} s time budget"
             else:
                 message = f"{function}() did not return within {self.limits.call_timeout:g} s"
-            self._check_failure = CallTimedOut(message)
+            self._check_failure = CallTimedOut(message, calls=list(self.example_calls))
             raise self._check_failure from None
         except (wire.WireError, OSError) as error:
             reason = worker.exit_description() if isinstance(error, (wire.PipeClosed, OSError)) else str(error)
             self._discard_worker()
-            self._check_failure = WorkerCrashed(f"the process running {function}() failed: {reason}")
+            self._check_failure = WorkerCrashed(
+                f"the process running {function}() failed: {reason}", calls=list(self.example_calls)
+            )
             raise self._check_failure from None
         return reply
 

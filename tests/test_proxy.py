@@ -147,3 +147,15 @@ def test_values_that_are_not_arrays_are_described(open_submission):
     returned = submission.softmax(np.zeros(2))
     assert isinstance(returned, UnsupportedValue) and "str" in repr(returned)
     assert submission.causal_mask(2) is None
+
+
+def test_a_fail_fast_failure_remembers_the_input_that_really_failed(open_submission):
+    submission = open_submission(SUBMISSIONS / "sleeps_in_softmax.py")
+    submission.begin_example()
+    with pytest.raises(CallTimedOut) as first:
+        submission.softmax(np.array([7.0, 8.0]))
+    submission.begin_example()
+    with pytest.raises(CallTimedOut) as replay:
+        submission.softmax(np.array([0.0]))
+    for raised in (first.value, replay.value):
+        assert [call.arguments["x"].tolist() for call in raised.calls] == [[7.0, 8.0]]
