@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import time
+import tokenize
 from pathlib import Path
 
 from grader.errors import GradingFailed, UsageError
@@ -32,6 +34,9 @@ def unusable_reason(content: bytes) -> str | None:
     """A sentence for a file that cannot be a Python submission at all, else None."""
     if not content.strip():
         return "attention.py is empty: write the four functions from the lesson in it"
+    encoding_problem = _encoding_problem(content)
+    if encoding_problem is not None:
+        return encoding_problem
     if content.lstrip().startswith(b"{"):
         try:
             notebook = json.loads(content)
@@ -42,6 +47,27 @@ def unusable_reason(content: bytes) -> str | None:
                 "attention.py is a Jupyter notebook, not a Python file: in Jupyter use "
                 "File > Download as > Python (.py) and submit that file"
             )
+    return None
+
+
+def _encoding_problem(content: bytes) -> str | None:
+    """Decide text encoding here, as PEP 263 says, rather than leave it to the import machinery,
+    which accepts some undecodable bytes on some Python versions: the grade must not depend
+    on the Python that runs the worker."""
+    if b"\x00" in content:
+        return "attention.py is not a text file (it contains NUL bytes): submit your Python source file"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(content).readline)
+    except SyntaxError:
+        return "attention.py does not start as UTF-8 text and declares no known encoding: save it as UTF-8"
+    try:
+        content.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = content[: error.start].count(b"\n") + 1
+        return (
+            f"attention.py is not valid {encoding} text (byte {content[error.start]:#04x} on line {line}): "
+            "save it as UTF-8, or declare its encoding in a '# -*- coding: ... -*-' first line"
+        )
     return None
 
 

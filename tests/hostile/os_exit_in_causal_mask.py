@@ -1,0 +1,31 @@
+"""causal_mask calls os._exit(0); the other three functions are the lesson's."""
+# must-fail: causal_mask.values
+# must-pass: softmax.*, attention.*, mask.*, self_attention.*, extension.*
+# report-status: graded
+
+import os
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
+def causal_mask(n):
+    os._exit(0)

@@ -1,0 +1,36 @@
+"""causal_mask lifts the recursion limit to 10**8 and recurses without end, until the process runs out of stack or memory or time."""
+# must-fail: causal_mask.values
+# must-pass: softmax.*, attention.*, mask.*, self_attention.*, extension.*
+# report-status: graded
+
+import sys
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
+def _deeper(n):
+    return _deeper(n + 1) + 1
+
+
+def causal_mask(n):
+    sys.setrecursionlimit(10**8)
+    return _deeper(0)

@@ -1,0 +1,32 @@
+"""self_attention dereferences a null pointer (ctypes.string_at(0)); the rest is the lesson's."""
+# must-fail: self_attention.*
+# must-pass: softmax.*, causal_mask.*, attention.*, mask.*, extension.*
+# report-status: graded
+
+import ctypes
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    ctypes.string_at(0)
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
+def causal_mask(n):
+    return np.tril(np.ones((n, n), dtype=bool))
