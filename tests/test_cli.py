@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -170,3 +172,29 @@ def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_
     assert reports["nb"]["status"] == "error" and "Jupyter notebook" in reports["nb"]["error"]
     assert reports["empty"]["status"] == "error" and "is empty" in reports["empty"]["error"]
     assert json.loads((out / "summary.json").read_text())["errors"] == 3
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_a_killed_batch_resumes_without_half_written_reports(tmp_path, small_rubric, stop):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    submissions.mkdir()
+    students = [f"student{number}" for number in range(6)]
+    for student in students:
+        shutil.copyfile(REFERENCE, submissions / f"{student}.py")
+    command = [sys.executable, "-m", "grader", "grade", str(submissions), "--out", str(out),
+               "--jobs", "1", "--rubric", str(small_rubric)]
+    batch = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(out.glob("student*.json"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    batch.send_signal(stop)
+    batch.wait(timeout=60)
+    done = sorted(path.stem for path in out.glob("student*.json"))
+    assert 2 <= len(done) < len(students)
+    for path in out.glob("student*.json"):
+        assert json.loads(path.read_text())["score"] == 6  # complete, never half-written
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert sorted(line.split(":")[0].split("] ")[1] for line in result.stderr.splitlines() if "(kept)" in line) == done
+    assert sorted(path.stem for path in out.glob("student*.json")) == students
+    assert json.loads((out / "summary.json").read_text())["count"] == len(students)
