@@ -33,6 +33,10 @@ class SubmissionError(Exception):
 
     status = "error"
     kind = "error"
+    # After this failure every later call of the check fails at once with it (so a live
+    # Hypothesis run could only repeat it), and whether an input is to blame at all.
+    fails_fast = False
+    caused_by_input = True
 
     def __init__(self, message: str, *, calls: list | None = None) -> None:
         super().__init__(message)
@@ -44,6 +48,8 @@ class ImportFailed(SubmissionError):
     """The submission could not be imported, so no function of it can be called."""
 
     kind = "import_failed"
+    fails_fast = True
+    caused_by_input = False
 
 
 class ImportTimedOut(ImportFailed):
@@ -74,8 +80,10 @@ class WorkerCrashed(SubmissionError):
     """The worker process died or broke the wire protocol during a call."""
 
     kind = "crashed"
+    fails_fast = True
 
 
 class CallTimedOut(SubmissionError):
     status = "timeout"
     kind = "timeout"
+    fails_fast = True

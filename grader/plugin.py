@@ -16,12 +16,14 @@ import pytest
 from hypothesis.errors import Flaky
 
 from grader import counterexample
+from grader.examples import recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
 from grader.rubric import load_rubric
 from grader.sandbox import ISOLATIONS, Limits
 
 SUBMISSION = pytest.StashKey[Submission]()
+REPLAYS = pytest.StashKey[dict]()
 CHECKS_PACKAGE = "grader.checks."
 
 
@@ -40,6 +42,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
     group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
     group.addoption("--attention-sandbox", choices=ISOLATIONS, default=defaults.isolation)
+    group.addoption(
+        "--attention-examples",
+        metavar="DIR",
+        help="cache of recorded examples to replay before running Hypothesis live (see grader.examples)",
+    )
+    group.addoption("--attention-live", action="store_true", help="run every check live, without replay")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -62,13 +70,41 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rubric_path = config.getoption("attention_rubric")
-    if not rubric_path:
-        return
-    wanted = set(load_rubric(Path(rubric_path)).check_ids)
-    deselected = [item for item in items if check_id(item) not in wanted]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if check_id(item) in wanted]
+    if rubric_path:
+        wanted = set(load_rubric(Path(rubric_path)).check_ids)
+        deselected = [item for item in items if check_id(item) not in wanted]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for item in items if check_id(item) in wanted]
+    if SUBMISSION in config.stash and not config.getoption("attention_live"):
+        folder = config.getoption("attention_examples")
+        tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
+        config.stash[REPLAYS] = recorded_examples(tests, Path(folder) if folder else None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Pass a check by replaying its recorded examples; at the first failure, run it live.
+
+    The live run draws the same examples in the same order, so it meets the same failure
+    and shrinks it: the result is the one a live run alone would give, sooner.
+    """
+    examples = pyfuncitem.config.stash.get(REPLAYS, {}).get(check_id(pyfuncitem))
+    if examples is None:
+        return None
+    submission = pyfuncitem.funcargs["submission"]
+    try:
+        for drawn in examples:
+            pyfuncitem.obj.hypothesis.inner_test(submission, **drawn)
+    except SubmissionError as error:
+        if error.fails_fast:
+            raise  # a live run would fail every example at once with this same error
+        submission.begin_check()
+        return None
+    except Exception:
+        submission.begin_check()  # the live run starts from a clean slate
+        return None
+    return True
 
 
 @pytest.fixture(scope="session")
@@ -110,6 +146,8 @@ def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:
         status, kind = "error", "grader_error"
         feedback = f"the check itself failed ({type(cause).__name__}: {cause}); please report this to your instructor"
     calls = getattr(cause, "calls", None) or calls
+    if not getattr(cause, "caused_by_input", True):
+        calls = []
     expected = getattr(cause, "expected", None)
     got = getattr(cause, "got", None)
     return {

@@ -86,7 +86,7 @@ class Submission:
         self._check_started = time.monotonic()
         self.example_calls = []
 
-    def begin_example(self) -> None:
+    def begin_example(self, drawn: dict[str, Any] | None = None) -> None:
         """Start one Hypothesis example: the calls it makes form its counterexample."""
         self.example_calls = []
 

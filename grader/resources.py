@@ -6,6 +6,7 @@ repository; a wheel carries copies under ``grader/_bundled`` (see pyproject.toml
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -18,6 +19,12 @@ def project_file(relative: str) -> Path:
         if candidate.exists():
             return candidate
     raise FileNotFoundError(f"the grader's data file {relative} is missing from this installation")
+
+
+def examples_cache() -> Path:
+    """Where recorded Hypothesis examples are kept between runs (see grader.examples)."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "attention-grader" / "examples"
 
 
 DEFAULT_RUBRIC = "rubrics/attention_head.toml"

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import GradingFailed
+from grader.resources import examples_cache
 from grader.rubric import Rubric
 from grader.sandbox import Limits
 
@@ -40,7 +41,8 @@ class CheckResult:
     counterexample: dict[str, Any] | None = None
 
 
-def pytest_command(submission: Path, rubric: Rubric, limits: Limits, workdir: Path) -> list[str]:
+def pytest_command(submission: Path, rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True) -> list[str]:
+    replay_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
     return [
         sys.executable,
         "-m",
@@ -71,6 +73,7 @@ def pytest_command(submission: Path, rubric: Rubric, limits: Limits, workdir: Pa
         f"--attention-check-budget={limits.check_budget}",
         f"--attention-memory-mb={limits.memory_mb}",
         f"--attention-sandbox={limits.isolation}",
+        *replay_options,
         "--json-report",
         f"--json-report-file={workdir / 'results.json'}",
         "--json-report-omit",
@@ -98,11 +101,12 @@ def _environment(home: Path) -> dict[str, str]:
     }
 
 
-def run_checks(content: bytes, rubric: Rubric, limits: Limits) -> list[CheckResult]:
+def run_checks(content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckResult]:
     """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
 
     The checks read a private copy, so the graded bytes are the ones the caller read,
-    whatever happens to the original file meanwhile.
+    whatever happens to the original file meanwhile. ``replay`` lets passing checks
+    replay recorded examples (same results, much sooner; see grader.examples).
     """
     with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
         workdir = Path(folder)
@@ -110,7 +114,7 @@ def run_checks(content: bytes, rubric: Rubric, limits: Limits) -> list[CheckResu
         submission = workdir / "attention.py"
         submission.write_bytes(content)
         process = subprocess.Popen(
-            pytest_command(submission, rubric, limits, workdir),
+            pytest_command(submission, rubric, limits, workdir, replay=replay),
             cwd=workdir,
             env=_environment(workdir),
             stdin=subprocess.DEVNULL,

@@ -152,6 +152,12 @@ def self_attention_inputs(
     )
 
 
+def with_permutation(xw: tuple[np.ndarray, ...]) -> st.SearchStrategy[tuple]:
+    """``(xw, order)``: the inputs and an order of X's rows."""
+    n = xw[0].shape[0]
+    return st.permutations(range(n)).map(lambda order: (xw, np.array(order)))
+
+
 @st.composite
 def batched_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` with a leading batch axis: (b, n_q, d_k), (b, n_k, d_k), (b, n_k, d_v)."""

@@ -38,13 +38,15 @@ def check(*, max_examples: int | None = None, **strategies: SearchStrategy[Any])
     """Turn ``test_x(submission, **drawn)`` into a derandomized property check.
 
     Each keyword names a strategy for one argument; with none, the check runs once.
-    The calls made by the last example run become the failure's counterexample.
+    The calls made by the last example run become the failure's counterexample, and
+    every example's drawn arguments reach ``submission.begin_example`` (which is how
+    :mod:`grader.examples` records them for replay).
     """
 
     def decorate(test: Callable) -> Callable:
         @functools.wraps(test)
         def run_example(submission: Any, **drawn: Any) -> None:
-            submission.begin_example()
+            submission.begin_example(drawn)
             test(submission, **drawn)
 
         if not strategies:

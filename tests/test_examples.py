@@ -1,0 +1,54 @@
+"""Replaying recorded examples gives exactly the results of a live Hypothesis run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import HEADS, REFERENCE, TESTS
+
+SUBMISSIONS = TESTS / "submissions"
+from grader import examples
+from grader.checks import softmax as softmax_checks
+from grader.runner import run_checks
+from grader.sandbox import Limits
+
+SAMPLE = [REFERENCE] + [HEADS / "buggy" / f"{name}.py" for name in ("rounds_weights", "mask_after_softmax", "softmax_global_max")]
+SAMPLE += [SUBMISSIONS / "sleeps_in_softmax.py", SUBMISSIONS / "syntax_error.py"]
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=[p.stem for p in SAMPLE])
+def test_replay_and_live_runs_give_identical_results(path: Path, rubric, isolation, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a cold cache is recorded, then replayed
+    limits = Limits(isolation=isolation, call_timeout=1.0)
+    live = run_checks(path.read_bytes(), rubric, limits, replay=False)
+    replayed = run_checks(path.read_bytes(), rubric, limits, replay=True)
+    assert replayed == live
+    assert list((tmp_path / "attention-grader" / "examples").glob("*/softmax.matches_reference.npz"))
+
+
+def test_recordings_round_trip_through_the_cache(tmp_path):
+    tests = {"softmax.axis": softmax_checks.test_axis, "softmax.matches_reference": softmax_checks.test_matches_reference}
+    recorded = examples.recorded_examples(tests, tmp_path)
+    assert len(recorded["softmax.axis"]) == 40
+    reloaded = examples.recorded_examples(tests, tmp_path)
+    for check_id, drawn in recorded.items():
+        assert len(reloaded[check_id]) == len(drawn)
+        for before, after in zip(drawn, reloaded[check_id]):
+            assert before.keys() == after.keys()
+            for name in before:
+                left, right = before[name], after[name]
+                if isinstance(left, tuple):
+                    assert type(left[1]) is type(right[1]) and left[1] == right[1]
+                    left, right = left[0], right[0]
+                assert np.array_equal(left, right)
+
+
+def test_a_damaged_cache_file_is_recorded_again(tmp_path):
+    tests = {"softmax.matches_reference": softmax_checks.test_matches_reference}
+    examples.recorded_examples(tests, tmp_path)
+    (cached,) = tmp_path.glob("*/softmax.matches_reference.npz")
+    cached.write_bytes(b"not an npz")
+    assert len(examples.recorded_examples(tests, tmp_path)["softmax.matches_reference"]) == 40
