@@ -6,7 +6,8 @@ Builds a folder of N submissions (the reference head and the known heads from te
 copied under distinct ids), then times, one after the other on this machine:
 
 - N bare starts of ``python -c "import numpy, pytest, hypothesis"``;
-- the naive loop: one fresh pytest process per submission over the same checks;
+- the naive loop: one fresh pytest process per submission over the same checks, each
+  running Hypothesis live (no recorded examples);
 - ``grader grade --jobs 1`` and ``--jobs 2``;
 - ``grader check`` on the reference head.
 
@@ -85,7 +86,7 @@ def main() -> None:
             (workdir / "pytest.ini").write_text(PYTEST_INI)
             for path in paths:
                 subprocess.run(
-                    pytest_command(path, rubric, limits, workdir),
+                    pytest_command(path, rubric, limits, workdir, replay=False),
                     cwd=workdir, env=_environment(workdir), stdout=subprocess.DEVNULL, check=False,
                 )
 

@@ -55,7 +55,9 @@ class ReferenceSubmission:
     def attention(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> tuple:
         return reference.attention(Q, K, V, mask)
 
-    def self_attention(self, X, Wq, Wk, Wv, mask=None) -> tuple:  # noqa: ANN001 - mirrors proxy.Submission
+    def self_attention(
+        self, X: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, mask: np.ndarray | None = None
+    ) -> tuple:
         return reference.attention(X @ Wq, X @ Wk, X @ Wv, mask)
 
     def causal_mask(self, n: int) -> np.ndarray:

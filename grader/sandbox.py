@@ -137,9 +137,20 @@ def bubblewrap_works() -> bool:
 
 
 def resolve_isolation(choice: str) -> str:
-    """``auto`` becomes bubblewrap where it works, else process; bubblewrap must work."""
+    """``auto`` becomes bubblewrap where it works, else process; bubblewrap must work.
+
+    As root, ``auto`` never falls back: a plain worker would run student code as root,
+    so that takes an explicit ``--sandbox process``.
+    """
     if choice == "auto":
-        return "bubblewrap" if bubblewrap_works() else "process"
+        if bubblewrap_works():
+            return "bubblewrap"
+        if os.geteuid() == 0:
+            raise UsageError(
+                "grading as root needs bubblewrap (Debian package 'bubblewrap'); to run submissions "
+                "as root in a plain process anyway, pass --sandbox process"
+            )
+        return "process"
     if choice == "bubblewrap" and not bubblewrap_works():
         raise UsageError("bubblewrap cannot start a worker here: install the 'bubblewrap' package, or use --sandbox process")
     return choice
