@@ -1,5 +1,5 @@
 """Searches sys.path, .pth files, the folders above itself and (for a few seconds) all of / for reference/attention.py and runs it; otherwise it forgets the sqrt(d_k) scale."""
-# must-fail: attention.worked_example, attention.scaling, attention.large_logits, attention.matches_reference, mask.arbitrary, mask.fully_masked_row_nan, self_attention.projections, self_attention.mask_passed, extension.batched
+# must-fail: attention.worked_example, attention.scaling, attention.matches_reference, mask.arbitrary, mask.fully_masked_row_nan, self_attention.projections, self_attention.mask_passed, extension.batched
 # must-pass: softmax.*, causal_mask.values, attention.shapes, attention.rows_sum_to_one, attention.nonnegative, attention.convex_combination, attention.inputs_unchanged, mask.no_future_leakage, mask.rows_sum_to_one, mask.first_token_self, self_attention.permutation_equivariance
 # report-status: graded
 
