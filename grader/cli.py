@@ -8,6 +8,7 @@ check results, and grading them exits 0).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from grader import __version__
 from grader.batch import grade_folder
 from grader.errors import GraderError
 from grader.grading import grade_file
-from grader.report import Report, render_text, score_summary, to_json, write_atomic
+from grader.progress import BatchProgress, summary_text
+from grader.report import render_text, to_json, write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
@@ -157,16 +159,15 @@ def grade(folder: Path, out: Path, jobs: int, regrade: bool, rubric: Path | None
     already in OUT for the same file, rubric and grader version is kept, so a batch
     that was stopped resumes where it left off.
     """
-
-    def progress(report: Report, done: int, total: int, kept: bool) -> None:
-        outcome = report.error or score_summary(report)
-        click.echo(f"[{done}/{total}] {report.student}: {outcome}{' (kept)' if kept else ''}", err=True)
-
-    reports = grade_folder(
-        folder, out, _rubric(rubric), _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress
-    )
-    errors = sum(report.status == "error" for report in reports)
-    click.echo(f"graded {len(reports)} submissions ({errors} with errors); reports in {out}")
+    progress = BatchProgress()
+    try:
+        reports = grade_folder(
+            folder, out, _rubric(rubric), _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress
+        )
+    finally:
+        progress.finish()
+    elapsed = time.monotonic() - progress.started
+    click.echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
 
 
 def main() -> None:
