@@ -18,6 +18,7 @@ Two isolations:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -29,8 +30,6 @@ import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-
-import numpy
 
 from grader.errors import UsageError
 
@@ -97,7 +96,8 @@ def _bubblewrap_command(folder: Path, environment: dict[str, str], python_args: 
     interpreter = os.path.realpath(sys.executable)
     base = sys.base_prefix
     base_site = sysconfig.get_path("purelib", vars={"base": base, "platbase": base})
-    numpy_folder = Path(numpy.__file__).resolve().parent
+    # Located, not imported: the CLI process never needs numpy itself.
+    numpy_folder = Path(importlib.util.find_spec("numpy").origin).resolve().parent
     command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     command += ["--unshare-user", "--uid", NOBODY, "--gid", NOBODY, "--clearenv"]
     for system in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/alternatives"):
