@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.resources import DEFAULT_RUBRIC, project_file  # noqa: E402
 from grader.rubric import load_rubric  # noqa: E402
-from grader.runner import PYTEST_INI, _environment, pytest_command  # noqa: E402
+from grader.runner import PYTEST_INI, _environment, pytest_arguments  # noqa: E402
 from grader.sandbox import Limits, resolve_isolation  # noqa: E402
 
 
@@ -86,7 +86,7 @@ def main() -> None:
             (workdir / "pytest.ini").write_text(PYTEST_INI)
             for path in paths:
                 subprocess.run(
-                    pytest_command(path, rubric, limits, workdir, replay=False),
+                    [python, "-m", "pytest", *pytest_arguments(path, rubric, limits, workdir, replay=False)],
                     cwd=workdir, env=_environment(workdir), stdout=subprocess.DEVNULL, check=False,
                 )
 

@@ -7,10 +7,12 @@ One bad submission never stops the batch: it gets a report with status ``error``
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
+import queue
 import statistics
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -22,6 +24,7 @@ from grader.errors import UsageError
 from grader.grading import grade_file
 from grader.report import SCHEMA_VERSION, Report, from_json, to_json, write_atomic
 from grader.rubric import Rubric
+from grader.runner import CheckProcess
 from grader.sandbox import Limits
 from grader.scoring import failed_run, rubric_summary
 
@@ -81,31 +84,41 @@ def grade_folder(
         else:
             reports.append(kept)
             on_report(kept, len(reports), len(submissions), True)
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    try:
-        futures = [pool.submit(_grade_one, s, rubric, limits) for s in pending]
-        for future in as_completed(futures):
-            report = future.result()
-            write_atomic(out / f"{report.student}.json", to_json(report))
-            reports.append(report)
-            on_report(report, len(reports), len(submissions), False)
-    finally:
-        # On Ctrl-C, start nothing new; gradings in flight finish without writing.
-        pool.shutdown(wait=True, cancel_futures=True)
+    # One long-lived check process per job: each takes the next submission when it is free.
+    with contextlib.ExitStack() as processes:
+        idle: queue.SimpleQueue[CheckProcess] = queue.SimpleQueue()
+        for _ in range(min(jobs, len(pending))):
+            idle.put(processes.enter_context(CheckProcess()))
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
+            futures = [pool.submit(_grade_one, s, rubric, limits, idle) for s in pending]
+            for future in as_completed(futures):
+                report = future.result()
+                write_atomic(out / f"{report.student}.json", to_json(report))
+                reports.append(report)
+                on_report(report, len(reports), len(submissions), False)
+        finally:
+            # On Ctrl-C, start nothing new; gradings in flight finish without writing.
+            pool.shutdown(wait=True, cancel_futures=True)
     reports.sort(key=lambda report: report.student)
     write_atomic(out / "summary.json", json.dumps(summary(reports, rubric), indent=2) + "\n")
     write_atomic(out / "grades.csv", gradebook_csv(reports, rubric))
     return reports
 
 
-def _grade_one(submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Report:
+def _grade_one(
+    submission: SubmissionFile, rubric: Rubric, limits: Limits, idle: queue.SimpleQueue[CheckProcess]
+) -> Report:
+    checks = idle.get()
     try:
-        return grade_file(submission.path, rubric, limits, student=submission.student)
+        return grade_file(submission.path, rubric, limits, student=submission.student, checks=checks)
     except UsageError as error:  # unreadable: this one gets an error report, the batch goes on
         return failed_run(
             rubric, str(error), kind="unusable_submission", student=submission.student,
             submission=str(submission.path), submission_sha256="", sandbox=limits.isolation, duration_s=0.0,
         )
+    finally:
+        idle.put(checks)
 
 
 def _kept_report(out: Path, submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Report | None:

@@ -23,6 +23,7 @@ from grader.progress import BatchProgress, summary_text
 from grader.report import render_text, to_json, write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
+from grader.runner import CheckProcess
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 
 INTERNAL_ERROR_EXIT = 70
@@ -127,7 +128,8 @@ def cli() -> None:
 @shared_options
 def check(file: Path, json_path: str | None, rubric: Path | None, **limits: Any) -> None:
     """Grade one FILE and print what passed, what failed, and how to reproduce it."""
-    report = grade_file(file, _rubric(rubric), _limits(**limits))
+    with CheckProcess() as checks:  # starts now: its imports overlap the sandbox probe
+        report = grade_file(file, _rubric(rubric), _limits(**limits), checks=checks)
     if json_path == "-":
         click.echo(to_json(report), nl=False)
         return

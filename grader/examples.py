@@ -9,7 +9,7 @@ each submission. A check passes only when every recorded example passes; at the 
 failure the plugin runs the live Hypothesis check instead, which meets the same failure
 and shrinks it, so grades and counterexamples are exactly those of a live run.
 
-Recordings are cached on disk (one ``.npz`` per check, no pickles) under a key made of
+Recordings are cached on disk (one file per check in the wire format, no pickles) under a key made of
 everything that can change the draws: the sources of the checks and strategies, and
 the versions of the grader, Hypothesis, numpy and Python.
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import os
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from typing import Any
 import hypothesis
 import numpy as np
 
-from grader import __version__, reference
+from grader import __version__, reference, wire
 from grader.proxy import Reply
 
 PACKAGE = Path(__file__).resolve().parent
@@ -89,16 +88,27 @@ def record(test: Callable) -> list[Example] | None:
     return stand_in.drawn
 
 
+_LOADED: dict[Path, list[Example] | None] = {}
+
+
 def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[str, list[Example]]:
-    """Examples for every Hypothesis check in ``tests``, from the cache or recorded now."""
+    """Examples for every Hypothesis check in ``tests``, from the cache or recorded now.
+
+    Loaded recordings stay in memory: a check process that grades many submissions
+    reads each file once.
+    """
     where = folder / cache_key() if folder is not None else None
     found = {}
     for check_id, test in tests.items():
-        examples = _load(where / f"{check_id}.npz") if where is not None else None
+        path = where / f"{check_id}.examples" if where is not None else None
+        examples = _LOADED.get(path) if path is not None else None
+        if examples is None and path is not None:
+            examples = _LOADED[path] = _load(path)
         if examples is None:
             examples = record(test)
-            if examples is not None and where is not None:
-                _save(where / f"{check_id}.npz", examples)
+            if examples is not None and path is not None:
+                _save(path, examples)
+                _LOADED[path] = examples
         if examples is not None:
             found[check_id] = examples
     return found
@@ -107,30 +117,23 @@ def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[s
 def _encode(value: Any, arrays: list[np.ndarray]) -> Any:
     if isinstance(value, np.ndarray):
         arrays.append(value)
-        return {"array": len(arrays) - 1}
+        return {"$array": len(arrays) - 1}
     if isinstance(value, tuple):
-        return {"tuple": [_encode(item, arrays) for item in value]}
+        return {"$tuple": [_encode(item, arrays) for item in value]}
     if value is None or type(value) in (bool, int, float):
-        return {"value": value}
+        return value
     raise TypeError(f"cannot record a drawn {type(value).__name__}")
 
 
-def _decode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
-    if "array" in value:
-        return arrays[f"a{value['array']}"]
-    if "tuple" in value:
-        return tuple(_decode(item, arrays) for item in value["tuple"])
-    return value["value"]
-
-
 def _save(path: Path, examples: list[Example]) -> None:
+    # The wire format (a JSON header and raw arrays): no pickles, and one read per file.
     arrays: list[np.ndarray] = []
     try:
         manifest = [{name: _encode(value, arrays) for name, value in example.items()} for example in examples]
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, manifest=np.array(json.dumps(manifest)), **{f"a{i}": a for i, a in enumerate(arrays)})
+            stream.write(wire.encode({"examples": manifest}, arrays))
         os.replace(temporary, path)
     except (OSError, TypeError):
         pass  # no cache here: the next run records again, which costs time, not correctness
@@ -138,9 +141,13 @@ def _save(path: Path, examples: list[Example]) -> None:
 
 def _load(path: Path) -> list[Example] | None:
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            arrays = {name: stored[name] for name in stored.files if name != "manifest"}
-            manifest = json.loads(str(stored["manifest"]))
-        return [{name: _decode(value, arrays) for name, value in example.items()} for example in manifest]
-    except (OSError, ValueError, KeyError, TypeError):
+        with open(path, "rb") as stream:
+            header, arrays = wire.read_frame(stream.fileno())
+        for array in arrays:
+            array.flags.writeable = False  # shared by every submission this process grades
+        return [
+            {name: wire.unpack(value, arrays) for name, value in example.items()}
+            for example in header["examples"]
+        ]
+    except (OSError, wire.WireError, KeyError, TypeError, AttributeError):
         return None

@@ -12,7 +12,7 @@ from pathlib import Path
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
-from grader.runner import run_checks
+from grader.runner import CheckProcess, run_checks
 from grader.sandbox import Limits
 from grader.scoring import failed_run, score
 
@@ -71,10 +71,13 @@ def _encoding_problem(content: bytes) -> str | None:
     return None
 
 
-def grade_file(path: Path, rubric: Rubric, limits: Limits, *, student: str | None = None) -> Report:
+def grade_file(
+    path: Path, rubric: Rubric, limits: Limits, *, student: str | None = None, checks: CheckProcess | None = None
+) -> Report:
     """The report for one submission; a check run that breaks gives an ``error`` report.
 
-    Raises :class:`UsageError` only when the file cannot be read.
+    ``checks`` is the check process to run in (a new one when None). Raises
+    :class:`UsageError` only when the file cannot be read.
     """
     content = read_submission(path)
     identity = {
@@ -88,7 +91,7 @@ def grade_file(path: Path, rubric: Rubric, limits: Limits, *, student: str | Non
     if reason is not None:
         return failed_run(rubric, reason, kind="unusable_submission", duration_s=0.0, **identity)
     try:
-        results = run_checks(content, rubric, limits)
+        results = checks.run(content, rubric, limits) if checks is not None else run_checks(content, rubric, limits)
     except GradingFailed as error:
         return failed_run(rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **identity)
     return score(rubric, results, duration_s=time.monotonic() - started, **identity)

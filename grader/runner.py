@@ -1,7 +1,8 @@
 """Run the check library against one submission and return one result per check.
 
-The checks run in a fresh ``python -m pytest`` process (trusted: it imports the checks
-and the reference, never the submission), which starts the sandboxed worker itself.
+The checks run in a check process (:mod:`grader.check_process`; trusted: it imports the
+checks and the reference, never the submission) that calls ``pytest.main`` once per
+submission and starts each submission's sandboxed worker itself.
 Results come back through pytest-json-report's file, validated here; pytest's own
 configuration discovery, conftest files and third-party plugins are all switched off so
 that nothing around the grader changes a grade.
@@ -11,10 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,12 +45,10 @@ class CheckResult:
     counterexample: dict[str, Any] | None = None
 
 
-def pytest_command(submission: Path, rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True) -> list[str]:
+def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True) -> list[str]:
+    """The pytest command line that runs the checks on ``submission`` (without ``python -m pytest``)."""
     replay_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
     return [
-        sys.executable,
-        "-m",
-        "pytest",
         str(CHECKS_FOLDER),
         "-c",
         str(workdir / "pytest.ini"),
@@ -101,41 +103,121 @@ def _environment(home: Path) -> dict[str, str]:
     }
 
 
-def run_checks(content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckResult]:
-    """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
+class CheckProcess:
+    """A trusted check process (:mod:`grader.check_process`) that grades submissions one
+    after another; started at once, so its imports overlap whatever the caller does next.
 
-    The checks read a private copy, so the graded bytes are the ones the caller read,
-    whatever happens to the original file meanwhile. ``replay`` lets passing checks
-    replay recorded examples (same results, much sooner; see grader.examples).
+    A run that breaks the process (a crash, or a submission over its budget, which kills
+    the process with its worker) fails that submission only: the next run starts a new
+    process. Not thread-safe: give each parallel job its own.
     """
-    with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
-        workdir = Path(folder)
-        (workdir / "pytest.ini").write_text(PYTEST_INI)
-        submission = workdir / "attention.py"
-        submission.write_bytes(content)
-        process = subprocess.Popen(
-            pytest_command(submission, rubric, limits, workdir, replay=replay),
-            cwd=workdir,
-            env=_environment(workdir),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+
+    def __init__(self) -> None:
+        self._home = Path(tempfile.mkdtemp(prefix="grader-checks-"))
+        self._process: subprocess.Popen | None = None
+        self._start()
+
+    def _start(self) -> None:
+        # Its stderr outside runs (a failed start, say) lands in a file quoted on failure.
+        with open(self._home / "stderr.txt", "wb") as errors:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "grader.check_process"],
+                cwd=self._home,
+                env=_environment(self._home),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                start_new_session=True,
+            )
+
+    def run(self, content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckResult]:
+        """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
+
+        The checks read a private copy, so the graded bytes are the ones the caller read,
+        whatever happens to the original file meanwhile. ``replay`` lets passing checks
+        replay recorded examples (same results, much sooner; see grader.examples).
+        """
+        if self._process is None:
+            self._start()
+        with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
+            workdir = Path(folder)
+            (workdir / "pytest.ini").write_text(PYTEST_INI)
+            submission = workdir / "attention.py"
+            submission.write_bytes(content)
+            output = workdir / "pytest-output.txt"
+            request = {"args": pytest_arguments(submission, rubric, limits, workdir, replay=replay), "output": str(output)}
+            code = self._exchange(request, limits.submission_budget)
+            if code not in (0, 1):
+                raise GradingFailed(f"the check run failed (pytest exit {code}): {_tail(output)}")
+            try:
+                report = json.loads((workdir / "results.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError) as error:
+                raise GradingFailed(f"the check run wrote no readable results: {error}") from None
+        return _results_in_rubric_order(report, rubric)
+
+    def _exchange(self, request: dict[str, Any], budget: float) -> int:
+        process = self._process
         try:
-            output, _ = process.communicate(timeout=limits.submission_budget)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise GradingFailed(f"grading took longer than {limits.submission_budget:g} s") from None
-        if process.returncode not in (0, 1):
-            tail = output.decode("utf-8", "replace").strip().splitlines()[-5:]
-            raise GradingFailed(f"the check run failed (pytest exit {process.returncode}): {' | '.join(tail)}")
+            process.stdin.write((json.dumps(request) + "\n").encode())
+            process.stdin.flush()
+            return int(json.loads(_reply_line(process.stdout.fileno(), time.monotonic() + budget))["exit"])
+        except TimeoutError:
+            self.close()
+            raise GradingFailed(f"grading took longer than {budget:g} s") from None
+        except (OSError, EOFError, ValueError, KeyError, TypeError):
+            self.close()
+            raise GradingFailed(f"the check process stopped unexpectedly: {_tail(self._home / 'stderr.txt')}") from None
+
+    def close(self) -> None:
+        """Stop the process (and any worker it started); the next run starts a new one."""
+        if self._process is None:
+            return
         try:
-            report = json.loads((workdir / "results.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise GradingFailed(f"the check run wrote no readable results: {error}") from None
-    return _results_in_rubric_order(report, rubric)
+            os.killpg(self._process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for pipe in (self._process.stdin, self._process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        self._process.wait()
+        self._process = None
+
+    def __enter__(self) -> CheckProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+        shutil.rmtree(self._home, ignore_errors=True)
+
+
+def run_checks(content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckResult]:
+    """:meth:`CheckProcess.run` in a check process of its own."""
+    with CheckProcess() as checks:
+        return checks.run(content, rubric, limits, replay=replay)
+
+
+def _reply_line(fd: int, deadline: float) -> bytes:
+    """The check process's one-line reply (it writes nothing else until the next request)."""
+    reply = b""
+    while not reply.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            raise EOFError("the check process closed its pipe")
+        reply += chunk
+    return reply
+
+
+def _tail(output: Path) -> str:
+    try:
+        lines = output.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return "no output"
+    return " | ".join(lines[-5:])
 
 
 def _results_in_rubric_order(report: dict[str, Any], rubric: Rubric) -> list[CheckResult]:

@@ -26,13 +26,14 @@ def test_replay_and_live_runs_give_identical_results(path: Path, rubric, isolati
     live = run_checks(path.read_bytes(), rubric, limits, replay=False)
     replayed = run_checks(path.read_bytes(), rubric, limits, replay=True)
     assert replayed == live
-    assert list((tmp_path / "attention-grader" / "examples").glob("*/softmax.matches_reference.npz"))
+    assert list((tmp_path / "attention-grader" / "examples").glob("*/softmax.matches_reference.examples"))
 
 
-def test_recordings_round_trip_through_the_cache(tmp_path):
+def test_recordings_round_trip_through_the_cache(tmp_path, monkeypatch):
     tests = {"softmax.axis": softmax_checks.test_axis, "softmax.matches_reference": softmax_checks.test_matches_reference}
     recorded = examples.recorded_examples(tests, tmp_path)
     assert len(recorded["softmax.axis"]) == 40
+    monkeypatch.setattr(examples, "_LOADED", {})  # read the files, not this process's memory
     reloaded = examples.recorded_examples(tests, tmp_path)
     for check_id, drawn in recorded.items():
         assert len(reloaded[check_id]) == len(drawn)
@@ -44,11 +45,13 @@ def test_recordings_round_trip_through_the_cache(tmp_path):
                     assert type(left[1]) is type(right[1]) and left[1] == right[1]
                     left, right = left[0], right[0]
                 assert np.array_equal(left, right)
+                assert not right.flags.writeable  # shared across submissions: a check cannot change it
 
 
-def test_a_damaged_cache_file_is_recorded_again(tmp_path):
+def test_a_damaged_cache_file_is_recorded_again(tmp_path, monkeypatch):
     tests = {"softmax.matches_reference": softmax_checks.test_matches_reference}
     examples.recorded_examples(tests, tmp_path)
-    (cached,) = tmp_path.glob("*/softmax.matches_reference.npz")
-    cached.write_bytes(b"not an npz")
+    (cached,) = tmp_path.glob("*/softmax.matches_reference.examples")
+    cached.write_bytes(b"not a recording")
+    monkeypatch.setattr(examples, "_LOADED", {})
     assert len(examples.recorded_examples(tests, tmp_path)["softmax.matches_reference"]) == 40

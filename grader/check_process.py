@@ -1,0 +1,71 @@
+"""The check process: a trusted ``python -m grader.check_process`` that runs the check
+library for one submission after another, so pytest, Hypothesis and the checks are
+imported once per job instead of once per submission.
+
+It never imports a submission (each run starts its own sandboxed worker through
+:mod:`grader.plugin`). Requests arrive on stdin and replies leave on stdout, one JSON
+object per line; both are moved to private descriptors at start, and each
+run's pytest output goes to a file the request names, so nothing pytest prints can
+break a reply::
+
+    request: {"args": [pytest arguments], "output": "/path/for/pytest/output"}
+    reply:   {"exit": pytest exit code}
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import sys
+
+import pytest
+
+# Imported now, while the grader is still starting, rather than during the first run.
+import _hypothesis_pytestplugin  # noqa: F401
+import pytest_jsonreport.plugin  # noqa: F401
+import grader.checks
+import grader.plugin  # noqa: F401
+
+for _module in pkgutil.iter_modules(grader.checks.__path__):
+    importlib.import_module(f"grader.checks.{_module.name}")
+
+
+def _claim_protocol_fds() -> tuple[int, int]:
+    requests, replies = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    return requests, replies
+
+
+def _run(args: list[str], output: str) -> int:
+    """``pytest.main(args)`` with stdout and stderr (the descriptors too) sent to ``output``."""
+    saved = [os.dup(1), os.dup(2)]
+    with open(output, "wb") as stream:
+        os.dup2(stream.fileno(), 1)
+        os.dup2(stream.fileno(), 2)
+        try:
+            return int(pytest.main(args))
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, original in zip((1, 2), saved):
+                os.dup2(original, fd)
+                os.close(original)
+
+
+def main() -> None:
+    requests, replies = _claim_protocol_fds()
+    with os.fdopen(requests, "r", encoding="utf-8") as incoming, os.fdopen(replies, "w", encoding="utf-8") as outgoing:
+        for line in incoming:
+            request = json.loads(line)
+            code = _run(request["args"], request["output"])
+            outgoing.write(json.dumps({"exit": code}) + "\n")
+            outgoing.flush()
+
+
+if __name__ == "__main__":
+    main()

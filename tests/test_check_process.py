@@ -1,0 +1,44 @@
+"""One check process grades submission after submission, and survives the ones that break it."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from conftest import HEADS, REFERENCE, TESTS
+from grader.errors import GradingFailed
+from grader.runner import CheckProcess, run_checks
+from grader.sandbox import Limits
+
+BUGGY = HEADS / "buggy" / "mask_inverted.py"
+SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
+
+
+def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolation):
+    limits = Limits(isolation=isolation)
+    with CheckProcess() as checks:
+        sequence = [checks.run(path.read_bytes(), rubric, limits) for path in (REFERENCE, BUGGY, REFERENCE)]
+    assert sequence[0] == sequence[2]
+    assert all(result.status == "passed" for result in sequence[0])
+    assert sequence[1] == run_checks(BUGGY.read_bytes(), rubric, limits)
+
+
+def test_a_submission_over_its_budget_fails_alone(rubric, isolation):
+    slow = Limits(isolation=isolation, call_timeout=30.0, check_budget=60.0, submission_budget=3.0)
+    with CheckProcess() as checks:
+        with pytest.raises(GradingFailed, match="longer than 3 s"):
+            checks.run(SLEEPS.read_bytes(), rubric, slow)
+        after = checks.run(REFERENCE.read_bytes(), rubric, Limits(isolation=isolation))
+    assert all(result.status == "passed" for result in after)
+
+
+def test_a_killed_check_process_fails_one_submission_and_is_replaced(rubric, isolation):
+    limits = Limits(isolation=isolation)
+    with CheckProcess() as checks:
+        os.kill(checks._process.pid, signal.SIGKILL)
+        with pytest.raises(GradingFailed, match="stopped unexpectedly"):
+            checks.run(REFERENCE.read_bytes(), rubric, limits)
+        after = checks.run(REFERENCE.read_bytes(), rubric, limits)
+    assert all(result.status == "passed" for result in after)
