@@ -17,11 +17,13 @@ the versions of the grader, Hypothesis, numpy and Python.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import os
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,45 +31,54 @@ import hypothesis
 import numpy as np
 
 from grader import __version__, reference, wire
-from grader.proxy import Reply
+from grader.proxy import Reply, Request, StudentFunctions
 
 PACKAGE = Path(__file__).resolve().parent
 DRAW_SOURCES = sorted((PACKAGE / "checks").glob("*.py")) + [PACKAGE / "strategies.py"]
 
 Example = dict[str, Any]
+REFERENCE_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "softmax": reference.softmax,
+    "attention": reference.attention,
+    "self_attention": lambda X, Wq, Wk, Wv, mask=None: reference.attention(X @ Wq, X @ Wk, X @ Wv, mask),
+    "causal_mask": reference.causal_mask,
+}
 
 
-class ReferenceSubmission:
+@dataclass(frozen=True)
+class Recording:
+    """What a check did against the reference: each example drawn, and the calls it made."""
+
+    examples: list[Example]
+    calls: list[list[Request]]
+
+
+class ReferenceSubmission(StudentFunctions):
     """Stands in for a submission: the reference head answers in this process, and every
-    example's drawn arguments are kept."""
+    example's drawn arguments and calls are kept."""
 
     def __init__(self) -> None:
-        self.drawn: list[Example] = []
+        self.recording = Recording([], [])
         self.example_calls: list = []
 
     def begin_example(self, drawn: Example | None = None) -> None:
-        self.drawn.append(copy.deepcopy(drawn or {}))
+        self.recording.examples.append(copy.deepcopy(drawn or {}))
+        self.recording.calls.append([])
 
-    def softmax(self, x: np.ndarray, axis: int | None = None) -> np.ndarray:
-        return reference.softmax(x) if axis is None else reference.softmax(x, axis=axis)
-
-    def attention(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> tuple:
-        return reference.attention(Q, K, V, mask)
-
-    def self_attention(
-        self, X: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, mask: np.ndarray | None = None
-    ) -> tuple:
-        return reference.attention(X @ Wq, X @ Wk, X @ Wv, mask)
-
-    def causal_mask(self, n: int) -> np.ndarray:
-        return reference.causal_mask(n)
+    def end_example(self, error: BaseException | None) -> None:
+        pass
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any] | None = None, return_args: bool = False) -> Reply:
-        value = getattr(self, function)(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
+        self.recording.calls[-1].append((function, copy.deepcopy(list(args)), dict(kwargs), return_args))
+        value = REFERENCE_FUNCTIONS[function](*args, **kwargs)
         return Reply(value, [copy.deepcopy(arg) for arg in args] if return_args else [])
 
 
+@functools.cache
 def cache_key() -> str:
+    """What the recorded draws depend on: the check sources (as this process loaded them)
+    and the versions of the grader, Hypothesis, numpy and Python."""
     digest = hashlib.sha256()
     for part in (__version__, hypothesis.__version__, np.__version__, sys.version.split()[0]):
         digest.update(part.encode() + b"\0")
@@ -76,8 +87,8 @@ def cache_key() -> str:
     return digest.hexdigest()[:24]
 
 
-def record(test: Callable) -> list[Example] | None:
-    """The examples a Hypothesis check draws while the reference passes it, or None."""
+def record(test: Callable) -> Recording | None:
+    """The examples a Hypothesis check draws while the reference passes it, and their calls."""
     if not hasattr(test, "hypothesis"):
         return None
     stand_in = ReferenceSubmission()
@@ -85,14 +96,14 @@ def record(test: Callable) -> list[Example] | None:
         test(submission=stand_in)
     except Exception:  # the reference should pass every check; if not, run it live
         return None
-    return stand_in.drawn
+    return stand_in.recording
 
 
-_LOADED: dict[Path, list[Example] | None] = {}
+_LOADED: dict[Path, Recording | None] = {}
 
 
-def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[str, list[Example]]:
-    """Examples for every Hypothesis check in ``tests``, from the cache or recorded now.
+def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[str, Recording]:
+    """The recording of every Hypothesis check in ``tests``, from the cache or made now.
 
     Loaded recordings stay in memory: a check process that grades many submissions
     reads each file once.
@@ -101,16 +112,16 @@ def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[s
     found = {}
     for check_id, test in tests.items():
         path = where / f"{check_id}.examples" if where is not None else None
-        examples = _LOADED.get(path) if path is not None else None
-        if examples is None and path is not None:
-            examples = _LOADED[path] = _load(path)
-        if examples is None:
-            examples = record(test)
-            if examples is not None and path is not None:
-                _save(path, examples)
-                _LOADED[path] = examples
-        if examples is not None:
-            found[check_id] = examples
+        recording = _LOADED.get(path) if path is not None else None
+        if recording is None and path is not None:
+            recording = _LOADED[path] = _read_recording(path)
+        if recording is None:
+            recording = record(test)
+            if recording is not None and path is not None:
+                _save(path, recording)
+                _LOADED[path] = recording
+        if recording is not None:
+            found[check_id] = recording
     return found
 
 
@@ -120,34 +131,71 @@ def _encode(value: Any, arrays: list[np.ndarray]) -> Any:
         return {"$array": len(arrays) - 1}
     if isinstance(value, tuple):
         return {"$tuple": [_encode(item, arrays) for item in value]}
-    if value is None or type(value) in (bool, int, float):
+    if isinstance(value, list):
+        return [_encode(item, arrays) for item in value]
+    if isinstance(value, dict) and all(type(key) is str for key in value):
+        return {"$dict": {key: _encode(item, arrays) for key, item in value.items()}}
+    if value is None or type(value) in (bool, int, float, str):
         return value
-    raise TypeError(f"cannot record a drawn {type(value).__name__}")
+    raise TypeError(f"cannot store a {type(value).__name__}")
 
 
-def _save(path: Path, examples: list[Example]) -> None:
-    # The wire format (a JSON header and raw arrays): no pickles, and one read per file.
+def _decode(value: Any, arrays: list[np.ndarray]) -> Any:
+    if isinstance(value, list):
+        return [_decode(item, arrays) for item in value]
+    if isinstance(value, dict):
+        if "$array" in value:
+            return arrays[value["$array"]]
+        if "$tuple" in value:
+            return tuple(_decode(item, arrays) for item in value["$tuple"])
+        return {key: _decode(item, arrays) for key, item in value["$dict"].items()}
+    return value
+
+
+def encode_frame(fields: dict[str, Any]) -> bytes:
+    """``fields`` (arrays, tuples, lists, dicts, scalars) as one wire frame: a JSON header and
+    raw arrays, no pickles. Raises TypeError for anything else."""
     arrays: list[np.ndarray] = []
-    try:
-        manifest = [{name: _encode(value, arrays) for name, value in example.items()} for example in examples]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(wire.encode({"examples": manifest}, arrays))
-        os.replace(temporary, path)
-    except (OSError, TypeError):
-        pass  # no cache here: the next run records again, which costs time, not correctness
+    header = {name: _encode(value, arrays) for name, value in fields.items()}
+    return wire.encode(header, arrays)
 
 
-def _load(path: Path) -> list[Example] | None:
+def read_frame_file(path: Path) -> dict[str, Any] | None:
+    """The fields of a file written from :func:`encode_frame`, arrays read-only; None if unreadable."""
     try:
         with open(path, "rb") as stream:
             header, arrays = wire.read_frame(stream.fileno())
         for array in arrays:
             array.flags.writeable = False  # shared by every submission this process grades
-        return [
-            {name: wire.unpack(value, arrays) for name, value in example.items()}
-            for example in header["examples"]
-        ]
-    except (OSError, wire.WireError, KeyError, TypeError, AttributeError):
+        return {name: _decode(value, arrays) for name, value in header.items() if name != "arrays"}
+    except (OSError, wire.WireError, KeyError, IndexError, TypeError, AttributeError):
         return None
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` all at once; a cache that cannot be written is only slower."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        pass
+
+
+def _save(path: Path, recording: Recording) -> None:
+    try:
+        write_atomic_bytes(path, encode_frame({"examples": recording.examples, "calls": recording.calls}))
+    except TypeError:
+        pass  # a draw that cannot be stored: the next run records again
+
+
+def _read_recording(path: Path) -> Recording | None:
+    fields = read_frame_file(path)
+    if fields is None:
+        return None
+    examples, calls = fields.get("examples"), fields.get("calls")
+    if not isinstance(examples, list) or not isinstance(calls, list) or len(examples) != len(calls):
+        return None
+    return Recording(examples, calls)

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from hypothesis.errors import Flaky
 
-from grader import counterexample
-from grader.examples import recorded_examples
+from grader import counterexample, traces
+from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
 from grader.rubric import load_rubric
@@ -24,6 +24,7 @@ from grader.sandbox import ISOLATIONS, Limits
 
 SUBMISSION = pytest.StashKey[Submission]()
 REPLAYS = pytest.StashKey[dict]()
+TRACES = pytest.StashKey[traces.TraceStore]()
 CHECKS_PACKAGE = "grader.checks."
 
 
@@ -59,7 +60,8 @@ def pytest_configure(config: pytest.Config) -> None:
             memory_mb=config.getoption("attention_memory_mb"),
             isolation=config.getoption("attention_sandbox"),
         )
-        config.stash[SUBMISSION] = Submission(Path(path), limits)
+        config.stash[SUBMISSION] = submission = Submission(Path(path), limits)
+        submission.start_worker()  # it imports numpy while pytest collects the checks
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -80,6 +82,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         folder = config.getoption("attention_examples")
         tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
         config.stash[REPLAYS] = recorded_examples(tests, Path(folder) if folder else None)
+        if folder:
+            config.stash[TRACES] = traces.store_at(Path(folder) / cache_key() / "traces")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -87,23 +91,63 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """Pass a check by replaying its recorded examples; at the first failure, run it live.
 
     The live run draws the same examples in the same order, so it meets the same failure
-    and shrinks it: the result is the one a live run alone would give, sooner.
+    and shrinks it: the result is the one a live run alone would give, sooner. A failure
+    that follows the trace of an earlier live run is shrunk by walking that trace
+    (grader.traces), with the same result.
     """
-    examples = pyfuncitem.config.stash.get(REPLAYS, {}).get(check_id(pyfuncitem))
-    if examples is None:
+    recording = pyfuncitem.config.stash.get(REPLAYS, {}).get(check_id(pyfuncitem))
+    if recording is None:
         return None
     submission = pyfuncitem.funcargs["submission"]
+    # The reference's calls, sent ahead in one frame: the worker answers while checks run.
+    submission.prefetch([call for calls in recording.calls for call in calls])
     try:
-        for drawn in examples:
+        for drawn in recording.examples:
             pyfuncitem.obj.hypothesis.inner_test(submission, **drawn)
     except SubmissionError as error:
         if error.fails_fast:
             raise  # a live run would fail every example at once with this same error
-        submission.begin_check()
-        return None
     except Exception:
-        submission.begin_check()  # the live run starts from a clean slate
+        pass
+    else:
+        return True
+    submission.begin_check()  # the live run starts from a clean slate
+    store = pyfuncitem.config.stash.get(TRACES, None)
+    return _run_failing(pyfuncitem, submission, store) if store is not None else None
+
+
+def _run_failing(item: pytest.Function, submission: Submission, store: traces.TraceStore) -> bool:
+    """Run a check that fails as a live Hypothesis run would: by walking the traces of
+    earlier live runs if this submission follows one, else live, keeping its trace."""
+    check = check_id(item)
+    test = item.obj
+
+    def run(drawn: dict[str, Any]) -> BaseException | None:
+        try:
+            test.hypothesis.inner_test(submission, **drawn)
+        except Exception as error:
+            return error
         return None
+
+    submission.start_journal()
+    error = traces.walk(store.traces(check), run)
+    journal = submission.stop_journal()
+    if error is not None:
+        raise error
+    submission.begin_check()
+    submission.replay_journal(journal)
+    submission.start_trace()
+    try:
+        test(submission=submission)
+    except Exception as error:
+        run_examples = submission.stop_trace()
+        if run_examples and _root_cause(error) is run_examples[-1][1] and not any(
+            isinstance(failure, SubmissionError) and failure.fails_fast for _, failure in run_examples
+        ):
+            store.save(check, run_examples)
+        raise
+    finally:
+        submission.stop_trace()
     return True
 
 

@@ -16,6 +16,7 @@ Failure rules, which keep Hypothesis's shrinking sound:
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,37 +66,38 @@ class Reply:
     args_after: list[Any] = field(default_factory=list)
 
 
-class Submission:
-    """The student's four functions, each call answered by a sandboxed worker."""
+# A call as sent to the worker: function, positional and keyword arguments, and whether
+# the arguments come back too (to see whether the call changed them).
+Request = tuple[str, list[Any], dict[str, Any], bool]
 
-    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
-        self.path = path
-        self.limits = limits
-        self.functions: tuple[str, ...] = ()
-        self.example_calls: list[Call] = []
-        self._worker: WorkerProcess | None = None
-        self._session_failure: SubmissionError | None = None
-        self._check_failure: SubmissionError | None = None
-        self._check_started = time.monotonic()
 
-    # -- lifecycle, driven by the pytest plugin and the check decorator ---------------
+@dataclass(frozen=True)
+class JournalEntry:
+    """One call as the worker saw it, and how it ended: a reply or a submission failure."""
 
-    def begin_check(self) -> None:
-        """Start a check: forget the previous check's failure and restart its clock."""
-        self._check_failure = None
-        self._check_started = time.monotonic()
-        self.example_calls = []
+    request: Request
+    result: Reply | SubmissionError
 
-    def begin_example(self, drawn: dict[str, Any] | None = None) -> None:
-        """Start one Hypothesis example: the calls it makes form its counterexample."""
-        self.example_calls = []
 
-    def close(self) -> None:
-        if self._worker is not None:
-            self._worker.kill()
-            self._worker = None
+def _same_request(left: tuple, right: tuple) -> bool:
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return (
+                isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+            )
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return type(a) is type(b) and a == b
 
-    # -- the student's functions --------------------------------------------------------
+    return same(left, right)
+
+
+class StudentFunctions:
+    """The lesson's four functions, each turned into one :meth:`call` with the arguments
+    as the checks pass them (so every stand-in for a submission sends the same calls)."""
 
     def softmax(self, x: np.ndarray, axis: int | None = None) -> Any:
         """``softmax(x)``, or ``softmax(x, axis=axis)`` when an axis is given."""
@@ -117,17 +119,170 @@ class Submission:
     def call(
         self, function: str, args: list[Any], kwargs: dict[str, Any] | None = None, return_args: bool = False
     ) -> Reply:
+        raise NotImplementedError
+
+
+class Submission(StudentFunctions):
+    """The student's four functions, each call answered by a sandboxed worker."""
+
+    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
+        self.path = path
+        self.limits = limits
+        self.functions: tuple[str, ...] = ()
+        self.example_calls: list[Call] = []
+        self._worker: WorkerProcess | None = None
+        self._starting: WorkerProcess | None = None  # started, not yet ready
+        self._session_failure: SubmissionError | None = None
+        self._check_failure: SubmissionError | None = None
+        self._check_started = time.monotonic()
+        self._pending: list[Request] = []  # prefetched calls not yet taken, last first
+        # See start_journal and replay_journal.
+        self._journal: list[JournalEntry] | None = None
+        self._replaying: list[JournalEntry] = []
+        # See start_trace.
+        self._trace: list[tuple[dict[str, Any], BaseException | None]] | None = None
+        self._drawn: dict[str, Any] = {}
+
+    # -- lifecycle, driven by the pytest plugin and the check decorator ---------------
+
+    def begin_check(self) -> None:
+        """Start a check: forget the previous check's failure and restart its clock."""
+        self._check_failure = None
+        self._check_started = time.monotonic()
+        self.example_calls = []
+        self._replaying = []
+        self._drop_prefetched()
+
+    def begin_example(self, drawn: dict[str, Any] | None = None) -> None:
+        """Start one Hypothesis example: the calls it makes form its counterexample."""
+        self.example_calls = []
+        if self._trace is not None:
+            self._drawn = copy.deepcopy(drawn or {})
+
+    def end_example(self, error: BaseException | None) -> None:
+        """Finish an example: ``error`` is what it raised (None when it passed)."""
+        if self._trace is not None:
+            self._trace.append((self._drawn, error))
+
+    def start_trace(self) -> None:
+        """Keep each example run from now on, with how it ended (see grader.traces)."""
+        self._trace = []
+
+    def stop_trace(self) -> list[tuple[dict[str, Any], BaseException | None]]:
+        trace, self._trace = self._trace or [], None
+        return trace
+
+    def prefetch(self, calls: list[Request]) -> None:
+        """Send ``calls``, the calls the next examples are expected to make, in one frame.
+
+        The worker answers them one by one while the checks run; a call that matches the
+        next prefetched one just takes its reply. At the first call that does not match
+        (or at the next check) the remaining replies are read and dropped, and calls are
+        sent one at a time again. The worker answers every prefetched call either way,
+        so what it sees does not depend on the submission's answers to the checks.
+        """
+        if not calls or self._pending or self._replaying or self._session_failure or self._check_failure:
+            return
+        try:
+            worker = self._ready_worker()
+        except SubmissionError:
+            return  # the first call raises it again
+        if any(call[0] not in self.functions for call in calls):
+            return
+        arrays: list[np.ndarray] = []
+        frame = wire.encode({"op": "batch", "calls": [_pack_request(call, arrays) for call in calls]}, arrays)
+        try:
+            wire.write_all(worker.requests, frame, time.monotonic() + self.limits.call_timeout)
+        except (OSError, wire.Deadline):
+            self._discard_worker()  # it stopped reading: the next call starts another
+            return
+        self._pending = list(reversed(calls))
+
+    def _drop_prefetched(self) -> None:
+        worker = self._worker
+        while self._pending and worker is not None:
+            self._pending.pop()
+            try:
+                wire.read_frame(worker.replies, time.monotonic() + self.limits.call_timeout)
+            except (wire.WireError, OSError):
+                self._discard_worker()
+        self._pending = []
+
+    def start_journal(self) -> None:
+        """Keep every call from now on with its result, to serve again (see replay_journal)."""
+        self._journal = []
+
+    def stop_journal(self) -> list[JournalEntry]:
+        journal, self._journal = self._journal or [], None
+        return journal
+
+    def replay_journal(self, journal: list[JournalEntry]) -> None:
+        """Answer the next calls from ``journal`` instead of the worker, which already ran them.
+
+        A run that repeats calls the worker has answered (a Hypothesis run after a trace
+        walk that left the trace) must not send them again: a stateful submission would
+        then see them twice. The calls must come in the journal's order; after its last
+        one, calls go to the worker again.
+        """
+        self._replaying = list(reversed(journal))
+
+    def start_worker(self) -> None:
+        """Start the worker now, so its start overlaps whatever comes before the first call."""
+        if self._worker is None and self._starting is None and self._session_failure is None:
+            try:
+                self._starting = WorkerProcess(self.path, self.limits)
+            except OSError:
+                pass  # the first call starts it again and reports what goes wrong
+
+    def close(self) -> None:
+        for worker in (self._worker, self._starting):
+            if worker is not None:
+                worker.kill()
+        self._worker = self._starting = None
+
+    # -- the student's functions --------------------------------------------------------
+
+    def call(
+        self, function: str, args: list[Any], kwargs: dict[str, Any] | None = None, return_args: bool = False
+    ) -> Reply:
         """Call ``function`` in the worker; raise a :class:`SubmissionError` if it does not answer."""
         kwargs = kwargs or {}
         names = PARAMETERS[function]
         self.example_calls.append(Call(function, {**dict(zip(names, args)), **kwargs}))
+        request = (function, list(args), dict(kwargs), return_args)
+        if self._replaying:
+            return self._from_journal(request)
+        if self._pending and not _same_request(self._pending[-1], request):
+            self._drop_prefetched()
         failure = self._session_failure or self._check_failure
         if failure is None:
             try:
-                return self._exchange(function, args, kwargs, return_args)
+                if self._pending:
+                    self._pending.pop()
+                    reply = self._receive(function, self._worker)
+                else:
+                    reply = self._exchange(function, args, kwargs, return_args)
             except SubmissionError as error:
                 failure = error
+            else:
+                if self._journal is not None:
+                    self._journal.append(JournalEntry(request, reply))
+                return reply
+        if self._journal is not None:
+            self._journal.append(JournalEntry(request, failure))
         self._fail(failure)
+
+    def _from_journal(self, request: tuple) -> Reply:
+        entry = self._replaying.pop()
+        if not _same_request(entry.request, request):
+            # Checks are deterministic, so a repeated run makes the same calls in the
+            # same order; anything else is a bug in the grader, never the student's.
+            raise RuntimeError(f"the grader repeated a run with different calls ({request[0]}() differs)")
+        if isinstance(entry.result, Reply):
+            return entry.result
+        if entry.result.fails_fast:
+            self._check_failure = entry.result
+        self._fail(entry.result)
 
     # -- internals ------------------------------------------------------------------------
 
@@ -141,17 +296,18 @@ class Submission:
         if function not in self.functions:
             raise FunctionMissing(f"attention.py does not define {function}()")
         arrays: list[np.ndarray] = []
-        request = {
-            "op": "call",
-            "function": function,
-            "args": [_pack_argument(arg, arrays) for arg in args],
-            "kwargs": {key: _pack_argument(value, arrays) for key, value in kwargs.items()},
-            "return_args": return_args,
-        }
+        request = {"op": "call", **_pack_request((function, args, kwargs, return_args), arrays)}
+        try:
+            wire.write_all(worker.requests, wire.encode(request, arrays))
+        except OSError:
+            pass  # the worker is gone: reading its reply says how
+        return self._receive(function, worker)
+
+    def _receive(self, function: str, worker: WorkerProcess) -> Reply:
+        """The worker's reply to its oldest unanswered call, within the call's deadline."""
         budget_left = self.limits.check_budget - (time.monotonic() - self._check_started)
         timeout = min(self.limits.call_timeout, max(budget_left, 0.0))
         try:
-            wire.write_all(worker.requests, wire.encode(request, arrays))
             header, replies = wire.read_frame(worker.replies, time.monotonic() + timeout)
             reply = self._interpret(function, header, replies)
         except wire.Deadline:
@@ -200,7 +356,7 @@ class Submission:
     def _ready_worker(self) -> WorkerProcess:
         if self._worker is not None:
             return self._worker
-        worker = WorkerProcess(self.path, self.limits)
+        worker, self._starting = self._starting or WorkerProcess(self.path, self.limits), None
         try:
             header, _ = wire.read_frame(worker.replies, time.monotonic() + self.limits.import_timeout)
         except wire.Deadline:
@@ -228,6 +384,7 @@ class Submission:
         return worker
 
     def _discard_worker(self) -> None:
+        self._pending = []
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
@@ -244,6 +401,16 @@ def _import_message(header: dict[str, Any]) -> str:
     kind, text, line = str(header.get("type"))[:100], str(header.get("message"))[:500], header.get("line")
     where = f" at line {line}" if type(line) is int else ""
     return f"attention.py could not be imported: {kind}{where}: {text}"
+
+
+def _pack_request(request: Request, arrays: list[np.ndarray]) -> dict[str, Any]:
+    function, args, kwargs, return_args = request
+    return {
+        "function": function,
+        "args": [_pack_argument(arg, arrays) for arg in args],
+        "kwargs": {key: _pack_argument(value, arrays) for key, value in kwargs.items()},
+        "return_args": return_args,
+    }
 
 
 def _pack_argument(value: Any, arrays: list[np.ndarray]) -> Any:

@@ -188,9 +188,16 @@ class UnsupportedValue:
         return self.description
 
 
-def write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd``."""
+def write_all(fd: int, data: bytes, deadline: float | None = None) -> None:
+    """Write every byte of ``data`` to ``fd``; with a deadline, raise :class:`Deadline` if the
+    reader stops reading (writes of at most PIPE_BUF bytes to a writable pipe never block)."""
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                raise Deadline("the reader stopped reading")
+            written = os.write(fd, view[: select.PIPE_BUF])
+        else:
+            written = os.write(fd, view)
         view = view[written:]

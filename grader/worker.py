@@ -112,7 +112,9 @@ def main() -> None:
             request, arrays = wire.read_frame(requests)
         except wire.PipeClosed:
             return
-        wire.write_all(replies, _answer(module, request, arrays, path))
+        # A batch is answered call by call, each reply as soon as it is ready.
+        for call in request.get("calls", []) if request.get("op") == "batch" else [request]:
+            wire.write_all(replies, _answer(module, call, arrays, path))
 
 
 if __name__ == "__main__":

@@ -32,12 +32,15 @@ def test_replay_and_live_runs_give_identical_results(path: Path, rubric, isolati
 def test_recordings_round_trip_through_the_cache(tmp_path, monkeypatch):
     tests = {"softmax.axis": softmax_checks.test_axis, "softmax.matches_reference": softmax_checks.test_matches_reference}
     recorded = examples.recorded_examples(tests, tmp_path)
-    assert len(recorded["softmax.axis"]) == 40
+    assert len(recorded["softmax.axis"].examples) == 40
+    # Each example's calls as the reference received them: softmax(x, axis=...) for this check.
+    assert all(calls and calls[0][0] == "softmax" and "axis" in calls[0][2] for calls in recorded["softmax.axis"].calls)
     monkeypatch.setattr(examples, "_LOADED", {})  # read the files, not this process's memory
     reloaded = examples.recorded_examples(tests, tmp_path)
-    for check_id, drawn in recorded.items():
-        assert len(reloaded[check_id]) == len(drawn)
-        for before, after in zip(drawn, reloaded[check_id]):
+    for check_id, recording in recorded.items():
+        assert len(reloaded[check_id].examples) == len(recording.examples)
+        assert len(reloaded[check_id].calls) == len(recording.calls)
+        for before, after in zip(recording.examples, reloaded[check_id].examples):
             assert before.keys() == after.keys()
             for name in before:
                 left, right = before[name], after[name]
@@ -54,4 +57,4 @@ def test_a_damaged_cache_file_is_recorded_again(tmp_path, monkeypatch):
     (cached,) = tmp_path.glob("*/softmax.matches_reference.examples")
     cached.write_bytes(b"not a recording")
     monkeypatch.setattr(examples, "_LOADED", {})
-    assert len(examples.recorded_examples(tests, tmp_path)["softmax.matches_reference"]) == 40
+    assert len(examples.recorded_examples(tests, tmp_path)["softmax.matches_reference"].examples) == 40

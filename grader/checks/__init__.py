@@ -38,16 +38,22 @@ def check(*, max_examples: int | None = None, **strategies: SearchStrategy[Any])
     """Turn ``test_x(submission, **drawn)`` into a derandomized property check.
 
     Each keyword names a strategy for one argument; with none, the check runs once.
-    The calls made by the last example run become the failure's counterexample, and
-    every example's drawn arguments reach ``submission.begin_example`` (which is how
-    :mod:`grader.examples` records them for replay).
+    The calls made by the last example run become the failure's counterexample. Every
+    example's drawn arguments reach ``submission.begin_example`` and how it ended reaches
+    ``submission.end_example``: that is how :mod:`grader.examples` records examples for
+    replay and :mod:`grader.traces` records how Hypothesis shrank a failure.
     """
 
     def decorate(test: Callable) -> Callable:
         @functools.wraps(test)
         def run_example(submission: Any, **drawn: Any) -> None:
             submission.begin_example(drawn)
-            test(submission, **drawn)
+            try:
+                test(submission, **drawn)
+            except BaseException as error:
+                submission.end_example(error)
+                raise
+            submission.end_example(None)
 
         if not strategies:
             return run_example
