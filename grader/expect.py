@@ -52,10 +52,18 @@ def holds(condition: Any, message: str, *, expected: Any = None, got: Any = None
         raise CheckFailure(message, expected=expected, got=got)
 
 
+def close_mask(got: np.ndarray, expected: np.ndarray, *, rtol: float = RTOL, atol: float = ATOL) -> np.ndarray:
+    """``np.isclose(got, expected, rtol, atol, equal_nan=True)`` for arrays, without its
+    argument handling: the checks compare tens of thousands of small arrays per batch."""
+    y = np.asarray(expected, dtype=np.result_type(expected, 1.0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (np.abs(got - y) <= atol + rtol * np.abs(y)) & np.isfinite(y) | (got == y) | (np.isnan(got) & np.isnan(y))
+
+
 def close(got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTOL, atol: float = ATOL) -> None:
     """``got`` equals ``expected`` within tolerance, nan where expected is nan."""
     shape(got, expected.shape, what)
-    ok = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    ok = close_mask(got, expected, rtol=rtol, atol=atol)
     if ok.all():
         return
     index = tuple(int(i) for i in np.argwhere(~ok)[0])

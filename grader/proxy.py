@@ -81,6 +81,8 @@ class JournalEntry:
 
 def _same_request(left: tuple, right: tuple) -> bool:
     def same(a: Any, b: Any) -> bool:
+        if a is b:
+            return True
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             return (
                 isinstance(a, np.ndarray) and isinstance(b, np.ndarray)

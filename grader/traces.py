@@ -19,7 +19,8 @@ A trace is kept only when its run ended with the error of its last example and n
 timed out or crashed (those depend on the machine's speed, not only on the submission).
 Whether a trace is found never changes a result, only how soon it comes: traces are a
 cache, shared by the parallel jobs of a batch through files next to the recorded examples
-(``traces/<check>/<sha>.trace``, each one wire frame of its outcomes and examples).
+(``traces/<grader sources digest>/<check>/<sha>.trace``, each one wire frame of its
+outcomes and examples).
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ from hypothesis.internal.escalation import InterestingOrigin
 
 from grader.examples import Example, encode_frame, read_frame_file, write_atomic_bytes
 from grader.outcomes import SubmissionError
+from grader.resources import REFERENCE_HEAD, project_file
 
+PACKAGE = Path(__file__).resolve().parent
 PASSED = "passed"
 
 
@@ -104,8 +107,14 @@ class TraceStore:
 
 @functools.cache
 def store_at(folder: Path) -> TraceStore:
-    """One store per folder and process, so a long-lived check process reads each trace once."""
-    return TraceStore(folder)
+    """The traces under ``folder`` made by this very grader: outcomes name the lines that
+    raised, so another version of any grader source (or of the reference head) keeps its
+    own. One store per folder and process, so a long-lived check process reads each
+    trace once."""
+    digest = hashlib.sha256()
+    for source in sorted(PACKAGE.rglob("*.py")) + [project_file(REFERENCE_HEAD)]:
+        digest.update(source.read_bytes() + b"\0")
+    return TraceStore(folder / digest.hexdigest()[:24])
 
 
 def _read_outcomes(path: Path) -> Trace | None:
@@ -121,7 +130,7 @@ def _read_outcomes(path: Path) -> Trace | None:
     return Trace(path, outcomes, steps)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=32)  # a few MiB at most: traces are small
 def _examples_of(path: Path) -> list[Example] | None:
     fields = read_frame_file(path)
     examples = fields.get("examples") if fields is not None else None

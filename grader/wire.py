@@ -17,12 +17,14 @@ import math
 import os
 import select
 import struct
+import sys
 import time
 from typing import Any
 
 import numpy as np
 
 PREFIX = struct.Struct(">II")
+LITTLE_ENDIAN = sys.byteorder == "little"
 MAX_HEADER_BYTES = 256 * 1024
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 MAX_NDIM = 8
@@ -33,6 +35,9 @@ MAX_NESTING = 4
 ALLOWED_DTYPES = frozenset(
     ["|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8"]
 )
+
+
+DTYPES = {name: np.dtype(name) for name in ALLOWED_DTYPES}
 
 
 class WireError(Exception):
@@ -48,7 +53,11 @@ class Deadline(WireError):
 
 
 def _plain_array(value: Any) -> np.ndarray:
-    """Copy ``value`` into a contiguous, little-endian, exact ``numpy.ndarray``."""
+    """``value`` as a contiguous, little-endian, exact ``numpy.ndarray`` (a copy unless it is one)."""
+    if type(value) is np.ndarray and value.dtype.byteorder in "<|" and value.flags.c_contiguous:
+        return value  # the common case, whose bytes encode() copies anyway
+    if type(value) is np.ndarray and value.dtype.byteorder == "=" and LITTLE_ENDIAN and value.flags.c_contiguous:
+        return value
     array = np.array(value, copy=True)
     if type(array) is not np.ndarray:
         array = array.view(np.ndarray)
@@ -130,28 +139,32 @@ def read_frame(
     return header, _split_arrays(header["arrays"], payload)
 
 
+def _valid_side(side: Any) -> bool:
+    return type(side) is int and 0 <= side <= MAX_PAYLOAD_BYTES
+
+
 def _split_arrays(specs: list[Any], payload: bytes) -> list[np.ndarray]:
+    # One writable copy of the payload; each array is a view of its own slice of it.
+    buffer = bytearray(payload)
     arrays = []
     offset = 0
     for spec in specs:
         if not isinstance(spec, dict):
             raise WireError("array spec is not an object")
         dtype, shape = spec.get("dtype"), spec.get("shape")
-        if dtype not in ALLOWED_DTYPES:
+        kind = DTYPES.get(dtype) if isinstance(dtype, str) else None
+        if kind is None:
             raise WireError(f"dtype {dtype!r} is not allowed")
-        if (
-            not isinstance(shape, list)
-            or len(shape) > MAX_NDIM
-            or not all(type(side) is int and 0 <= side <= MAX_PAYLOAD_BYTES for side in shape)
-        ):
+        if not isinstance(shape, list) or len(shape) > MAX_NDIM or not all(map(_valid_side, shape)):
             raise WireError(f"shape {shape!r} is not valid")
-        size = np.dtype(dtype).itemsize * math.prod(shape)
-        if offset + size > len(payload):
+        count = math.prod(shape)
+        size = kind.itemsize * count
+        if offset + size > len(buffer):
             raise WireError("payload is shorter than its arrays")
-        raw = np.frombuffer(payload, dtype=dtype, count=size // np.dtype(dtype).itemsize, offset=offset)
-        arrays.append(raw.reshape(shape).astype(np.dtype(dtype).newbyteorder("="), copy=True))
+        array = np.frombuffer(buffer, dtype=kind, count=count, offset=offset).reshape(shape)
+        arrays.append(array if kind.isnative else array.astype(kind.newbyteorder("="), copy=True))
         offset += size
-    if offset != len(payload):
+    if offset != len(buffer):
         raise WireError("payload is longer than its arrays")
     return arrays
 
