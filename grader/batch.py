@@ -28,7 +28,7 @@ from grader.runner import CheckProcess
 from grader.sandbox import Limits
 from grader.scoring import failed_run, rubric_summary
 
-RESERVED_IDS = frozenset({"summary"})
+RESERVED_IDS = frozenset({"summary", "index"})  # summary.json; index.html (--html)
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def find_submissions(folder: Path) -> list[SubmissionFile]:
         if student.startswith("."):
             continue
         if student in RESERVED_IDS:
-            raise UsageError(f"submission id {student!r} ({path}) clashes with the batch's {student}.json; rename it")
+            raise UsageError(f"submission id {student!r} ({path}) clashes with a file the batch writes; rename it")
         if student in found:
             raise UsageError(f"two submissions have the id {student!r}: {found[student].path} and {path}")
         found[student] = SubmissionFile(student, path)

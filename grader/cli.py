@@ -19,6 +19,7 @@ from grader import __version__
 from grader.batch import grade_folder
 from grader.errors import GraderError
 from grader.grading import grade_file
+from grader.pages import student_page, write_pages
 from grader.progress import BatchProgress, summary_text
 from grader.report import render_text, to_json, write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
@@ -125,11 +126,20 @@ def cli() -> None:
     default=None,
     help="Also write the JSON report to PATH ('-' writes it to stdout instead of the text report).",
 )
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the report as one self-contained HTML page, with pictures of the attention weights.",
+)
 @shared_options
-def check(file: Path, json_path: str | None, rubric: Path | None, **limits: Any) -> None:
+def check(file: Path, json_path: str | None, html_path: Path | None, rubric: Path | None, **limits: Any) -> None:
     """Grade one FILE and print what passed, what failed, and how to reproduce it."""
     with CheckProcess() as checks:  # starts now: its imports overlap the sandbox probe
         report = grade_file(file, _rubric(rubric), _limits(**limits), checks=checks)
+    if html_path is not None:
+        write_atomic(html_path, student_page(report))
     if json_path == "-":
         click.echo(to_json(report), nl=False)
         return
@@ -153,8 +163,11 @@ def check(file: Path, json_path: str | None, rubric: Path | None, **limits: Any)
 @click.option(
     "--regrade", is_flag=True, help="Grade every submission again, even those whose report in OUT is current."
 )
+@click.option(
+    "--html", "html", is_flag=True, help="Also write OUT/<id>.html for each submission and a class page, OUT/index.html."
+)
 @shared_options
-def grade(folder: Path, out: Path, jobs: int, regrade: bool, rubric: Path | None, **limits: Any) -> None:
+def grade(folder: Path, out: Path, jobs: int, regrade: bool, html: bool, rubric: Path | None, **limits: Any) -> None:
     """Grade every submission in FOLDER (FOLDER/<id>.py or FOLDER/<id>/attention.py).
 
     Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv. A report
@@ -168,6 +181,8 @@ def grade(folder: Path, out: Path, jobs: int, regrade: bool, rubric: Path | None
         )
     finally:
         progress.finish()
+    if html:
+        write_pages(reports, out)
     elapsed = time.monotonic() - progress.started
     click.echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
 

@@ -91,7 +91,14 @@ def grade_file(
     if reason is not None:
         return failed_run(rubric, reason, kind="unusable_submission", duration_s=0.0, **identity)
     try:
-        results = checks.run(content, rubric, limits) if checks is not None else run_checks(content, rubric, limits)
+        run = checks.run(content, rubric, limits) if checks is not None else run_checks(content, rubric, limits)
     except GradingFailed as error:
         return failed_run(rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **identity)
-    return score(rubric, results, duration_s=time.monotonic() - started, **identity)
+    return score(
+        rubric,
+        run.results,
+        diagnoses=run.diagnoses,
+        pictures=run.pictures,
+        duration_s=time.monotonic() - started,
+        **identity,
+    )

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis.errors import Flaky
 
-from grader import counterexample, traces
+from grader import counterexample, diagnoses, traces
 from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
@@ -62,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         config.stash[SUBMISSION] = submission = Submission(Path(path), limits)
         submission.start_worker()  # it imports numpy while pytest collects the checks
+        config.pluginmanager.register(ReportExtras(submission), "attention-report-extras")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -149,6 +150,52 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
     finally:
         submission.stop_trace()
     return True
+
+
+class ReportExtras:
+    """Adds to the JSON report what the checks alone do not say (see grader.diagnoses):
+    ``pictures``, the submission's attention weights on two fixed inputs, and for a
+    submission that gave a wrong answer or raised, ``diagnoses``, the known mistakes its
+    answers match. Neither is asked of a submission whose calls hang or crash (its answers
+    would tell nothing, slowly)."""
+
+    def __init__(self, submission: Submission) -> None:
+        self.submission = submission
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        outcomes = [test.get("metadata") or {} for test in json_report.get("tests", [])]
+        kinds = {outcome.get("kind") for outcome in outcomes if outcome.get("status") != "passed"}
+        wrong = kinds & {"wrong_answer", "raised", "nondeterministic"}
+        unreliable = kinds & {"timeout", "crashed", "import_failed", "import_timeout", "grader_error"}
+        json_report["pictures"] = {} if unreliable else self._pictures()
+        json_report["diagnoses"] = self._diagnose() if wrong and not unreliable else []
+
+    def _call(self, probe: diagnoses.Probe) -> diagnoses.Answer:
+        try:
+            reply = self.submission.call(probe.function, list(probe.args), dict(probe.kwargs), return_args=True)
+        except SubmissionError as error:
+            if error.fails_fast:
+                raise
+            return diagnoses.Answer(diagnoses.RAISED)
+        return diagnoses.Answer(reply.value, tuple(reply.args_after))
+
+    def _pictures(self) -> dict[str, Any]:
+        self.submission.begin_check()  # a fresh time budget of their own
+        try:
+            return {
+                name: {"student": diagnoses.weights(self._call(probe)), "reference": diagnoses.reference_weights(name)}
+                for name, probe in diagnoses.PICTURES.items()
+            }
+        except SubmissionError:
+            return {}
+
+    def _diagnose(self) -> list[dict[str, str]]:
+        self.submission.begin_check()
+        try:
+            return diagnoses.diagnose(self._call)
+        except SubmissionError:
+            return []
 
 
 @pytest.fixture(scope="session")

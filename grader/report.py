@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ class Report:
     duration_s: float
     sandbox: str = "process"
     diagnoses: list[dict[str, str]] = field(default_factory=list)
+    # Attention weights on fixed inputs, the submission's and the reference's, for pages.
+    pictures: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -113,6 +116,10 @@ def render_text(report: Report) -> str:
         lines.append("  (a self-check: graded without the bubblewrap sandbox, so not a grade of record)")
     if report.error:
         lines.append(f"  {report.error}")
+    if report.diagnoses:
+        lines += ["", "What went wrong:"]
+        for diagnosis in report.diagnoses:
+            lines += textwrap.wrap(diagnosis["message"], width=88, initial_indent="  - ", subsequent_indent="    ")
     lines.append("")
     width = max((len(check.id) for check in report.checks), default=0)
     for check in report.checks:

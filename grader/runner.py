@@ -50,6 +50,17 @@ class CheckResult:
     counterexample: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class CheckRun:
+    """Everything one check run found: a result per rubric check, in rubric order, the
+    known mistakes the submission's answers match, and its attention weights on fixed
+    inputs for the HTML report (see grader.diagnoses)."""
+
+    results: list[CheckResult]
+    diagnoses: list[dict[str, str]]
+    pictures: dict[str, Any]
+
+
 def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True) -> list[str]:
     """The pytest command line that runs the checks on ``submission`` (without ``python -m pytest``)."""
     replay_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
@@ -137,7 +148,7 @@ class CheckProcess:
                 start_new_session=True,
             )
 
-    def run(self, content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckResult]:
+    def run(self, content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> CheckRun:
         """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
 
         The checks read a private copy, so the graded bytes are the ones the caller read,
@@ -160,7 +171,7 @@ class CheckProcess:
                 report = json.loads((workdir / "results.json").read_text(encoding="utf-8"))
             except (OSError, ValueError) as error:
                 raise GradingFailed(f"the check run wrote no readable results: {error}") from None
-        return _results_in_rubric_order(report, rubric)
+        return CheckRun(_results_in_rubric_order(report, rubric), _diagnoses(report), _pictures(report))
 
     def _exchange(self, request: dict[str, Any], budget: float) -> int:
         process = self._process
@@ -199,7 +210,7 @@ class CheckProcess:
         shutil.rmtree(self._home, ignore_errors=True)
 
 
-def run_checks(content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckResult]:
+def run_checks(content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> CheckRun:
     """:meth:`CheckProcess.run` in a check process of its own."""
     with CheckProcess() as checks:
         return checks.run(content, rubric, limits, replay=replay)
@@ -235,6 +246,39 @@ def _results_in_rubric_order(report: dict[str, Any], rubric: Rubric) -> list[Che
         if check_id in rubric.check_ids:
             found[check_id] = _result(check_id, test.get("outcome"), metadata)
     return [found.get(check_id) or _not_run(check_id) for check_id in rubric.check_ids]
+
+
+def _diagnoses(report: dict[str, Any]) -> list[dict[str, str]]:
+    found = report.get("diagnoses")
+    if not isinstance(found, list):
+        return []
+    return [
+        {"id": item["id"][:100], "message": item["message"][:1000]}
+        for item in found
+        if isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(item.get("message"), str)
+    ]
+
+
+def _pictures(report: dict[str, Any]) -> dict[str, Any]:
+    """``{name: {"student": rows, "reference": rows}}``, each rows a small matrix of numbers or None."""
+    found = report.get("pictures")
+    if not isinstance(found, dict):
+        return {}
+    return {
+        name: {side: _matrix(picture.get(side)) for side in ("student", "reference")}
+        for name, picture in list(found.items())[:4]
+        if isinstance(name, str) and isinstance(picture, dict)
+    }
+
+
+def _matrix(rows: Any) -> list[list[float | None]] | None:
+    if not isinstance(rows, list) or not rows or len(rows) > 8:
+        return None
+    if not all(isinstance(row, list) and 0 < len(row) <= 8 for row in rows):
+        return None
+    if not all(value is None or type(value) in (int, float) for row in rows for value in row):
+        return None
+    return rows
 
 
 def _result(check_id: str, outcome: Any, metadata: dict[str, Any]) -> CheckResult:

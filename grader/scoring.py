@@ -22,8 +22,11 @@ def score(
     submission_sha256: str,
     duration_s: float,
     sandbox: str = "process",
+    diagnoses: list[dict[str, str]] | None = None,
+    pictures: dict[str, Any] | None = None,
 ) -> Report:
-    """Points for each passed check; a submission that could not be imported is an error."""
+    """Points for each passed check; a submission that could not be imported is an error.
+    ``diagnoses`` (the known mistakes it shows) only explain: they never change points."""
     by_id = {result.id: result for result in results}
     entries = []
     for check in rubric.checks:
@@ -56,6 +59,8 @@ def score(
         grader_version=__version__,
         duration_s=round(duration_s, 3),
         sandbox=sandbox,
+        diagnoses=list(diagnoses or []),
+        pictures=dict(pictures or {}),
     )
 
 

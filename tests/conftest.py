@@ -22,7 +22,7 @@ ROOT = TESTS.parent
 HEADS = TESTS / "heads"
 REFERENCE = ROOT / "reference" / "attention.py"
 TEMPLATE = ROOT / "student_template" / "attention.py"
-HEADER = re.compile(rb"^# (must-fail|must-pass|report-status):(.*)$", re.MULTILINE)
+HEADER = re.compile(rb"^# (must-fail|must-pass|report-status|diagnosis):(.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Expectation:
     must_fail: tuple[str, ...]
     must_pass: tuple[str, ...]
     status: str
+    diagnoses: tuple[str, ...] = ()  # the known mistakes (grader.diagnoses) it must be told, in order
 
     def violations(self, report: Report) -> dict[str, str]:
         """Checks whose status contradicts the declaration, with the status found."""
@@ -45,8 +46,8 @@ class Expectation:
 
 
 def expectation(path: Path) -> Expectation:
-    """Read ``# must-fail:``, ``# must-pass:`` and ``# report-status:`` lines from a test
-    submission, or from ``<name>.expect`` beside it for files that cannot hold comments."""
+    """Read ``# must-fail:``, ``# must-pass:``, ``# report-status:`` and ``# diagnosis:`` lines
+    from a test submission, or from ``<name>.expect`` beside it for files that cannot hold comments."""
     sidecar = path.with_suffix(".expect")
     text = sidecar.read_bytes() if sidecar.exists() else path.read_bytes()
     fields: dict[str, tuple[str, ...]] = {}
@@ -54,7 +55,12 @@ def expectation(path: Path) -> Expectation:
         fields[key.decode()] = tuple(item.strip() for item in value.decode().split(",") if item.strip())
     if "must-fail" not in fields:
         raise ValueError(f"{path} declares no '# must-fail:' line")
-    return Expectation(fields["must-fail"], fields.get("must-pass", ()), (fields.get("report-status") or ("graded",))[0])
+    return Expectation(
+        fields["must-fail"],
+        fields.get("must-pass", ()),
+        (fields.get("report-status") or ("graded",))[0],
+        fields.get("diagnosis", ()),
+    )
 
 
 def head_id(path: Path) -> str:

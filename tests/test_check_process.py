@@ -21,7 +21,7 @@ def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolati
     with CheckProcess() as checks:
         sequence = [checks.run(path.read_bytes(), rubric, limits) for path in (REFERENCE, BUGGY, REFERENCE)]
     assert sequence[0] == sequence[2]
-    assert all(result.status == "passed" for result in sequence[0])
+    assert all(result.status == "passed" for result in sequence[0].results)
     assert sequence[1] == run_checks(BUGGY.read_bytes(), rubric, limits)
 
 
@@ -31,7 +31,7 @@ def test_a_submission_over_its_budget_fails_alone(rubric, isolation):
         with pytest.raises(GradingFailed, match="longer than 3 s"):
             checks.run(SLEEPS.read_bytes(), rubric, slow)
         after = checks.run(REFERENCE.read_bytes(), rubric, Limits(isolation=isolation))
-    assert all(result.status == "passed" for result in after)
+    assert all(result.status == "passed" for result in after.results)
 
 
 def test_a_killed_check_process_fails_one_submission_and_is_replaced(rubric, isolation):
@@ -41,4 +41,4 @@ def test_a_killed_check_process_fails_one_submission_and_is_replaced(rubric, iso
         with pytest.raises(GradingFailed, match="stopped unexpectedly"):
             checks.run(REFERENCE.read_bytes(), rubric, limits)
         after = checks.run(REFERENCE.read_bytes(), rubric, limits)
-    assert all(result.status == "passed" for result in after)
+    assert all(result.status == "passed" for result in after.results)

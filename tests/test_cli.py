@@ -19,7 +19,7 @@ from grader.cli import cli
 
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
-    "checks", "diagnoses", "rubric", "grader_version", "duration_s", "sandbox", "self_check",
+    "checks", "diagnoses", "pictures", "rubric", "grader_version", "duration_s", "sandbox", "self_check",
 }
 CHECK_KEYS = {
     "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",
@@ -120,7 +120,8 @@ def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rub
     [
         ({}, "no submissions in"),
         ({"ada.py": "", "ada/attention.py": ""}, "two submissions have the id 'ada'"),
-        ({"summary.py": ""}, "clashes with the batch's summary.json"),
+        ({"summary.py": ""}, "clashes with a file the batch writes"),
+        ({"index.py": ""}, "clashes with a file the batch writes"),
     ],
 )
 def test_bad_folders_get_a_clear_message(tmp_path, layout, message):

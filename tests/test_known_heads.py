@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HEADS, REFERENCE, TEMPLATE, expectation, head_id
+from grader.diagnoses import MISTAKES
 from grader.rubric import available_check_ids
 
 BUGGY = sorted(HEADS.glob("buggy/*.py"))
@@ -36,6 +37,7 @@ def test_correct_heads_lose_no_points(graded_heads, rubric, path: Path):
     lost = {c.id: c.feedback for c in report.checks if c.status != "passed" and not c.bonus}
     assert lost == {}
     assert report.score >= rubric.max_score
+    assert report.diagnoses == []
 
 
 @pytest.mark.parametrize("path", BUGGY, ids=[p.stem for p in BUGGY])
@@ -57,3 +59,23 @@ def test_every_failed_wrong_answer_carries_a_counterexample(graded_heads):
             if check.status == "failed" and check.kind == "wrong_answer":
                 assert check.counterexample is not None, (report.student, check.id)
                 assert "from attention import" in check.counterexample["repro"]
+
+
+@pytest.mark.parametrize("path", BUGGY, ids=[p.stem for p in BUGGY])
+def test_buggy_heads_are_told_their_mistake_by_name(graded_heads, path: Path):
+    declared = expectation(path).diagnoses
+    assert declared, f"{path.name} declares no '# diagnosis:' line"
+    report = graded_heads[head_id(path)]
+    assert [diagnosis["id"] for diagnosis in report.diagnoses] == list(declared)
+    for diagnosis in report.diagnoses:
+        assert "section" in diagnosis["message"] or "lesson" in diagnosis["message"].lower()
+
+
+def test_every_known_mistake_has_a_buggy_head_that_shows_it():
+    declared = {mistake for path in BUGGY for mistake in expectation(path).diagnoses}
+    assert declared == {mistake.id for mistake in MISTAKES}
+
+
+def test_the_reference_and_the_template_are_told_no_mistake(graded_heads):
+    assert graded_heads[head_id(REFERENCE)].diagnoses == []
+    assert graded_heads[head_id(TEMPLATE)].diagnoses == []

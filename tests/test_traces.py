@@ -49,7 +49,7 @@ def test_leaving_a_trace_midway_gives_the_live_result(path, cache, rubric, isola
 
 
 def test_a_matching_trace_is_walked_instead_of_running_hypothesis(cache, rubric, isolation):
-    live = {result.id: result for result in _grade(MISSING_SCALE, rubric, isolation)}
+    live = {result.id: result for result in _grade(MISSING_SCALE, rubric, isolation).results}
     (trace,) = cache.glob("*/traces/*/attention.matches_reference/*.trace")
     fields = read_frame_file(trace)
     # Plant an earlier, larger failing example as the run's last one: only a walk reports it.
@@ -57,7 +57,7 @@ def test_a_matching_trace_is_walked_instead_of_running_hypothesis(cache, rubric,
     first_failing = next(i for i, step in enumerate(steps[:-1]) if step == steps[-1])
     fields["examples"][-1] = fields["examples"][first_failing]
     trace.write_bytes(encode_frame(fields))
-    walked = {result.id: result for result in _grade(MISSING_SCALE, rubric, isolation)}
+    walked = {result.id: result for result in _grade(MISSING_SCALE, rubric, isolation).results}
     assert walked["attention.matches_reference"].status == "failed"
     assert walked["attention.matches_reference"].counterexample != live["attention.matches_reference"].counterexample
     assert {k: v for k, v in walked.items() if k != "attention.matches_reference"} == {

@@ -1,5 +1,6 @@
 """causal_mask returns a float 0/1 lower triangle instead of a bool array."""
 # must-fail: causal_mask.values
+# diagnosis: causal_mask_not_bool
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """causal_mask uses np.tril(..., k=-1), so a token may not attend to itself."""
 # must-fail: causal_mask.values
+# diagnosis: causal_mask_strict
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """causal_mask returns the upper triangle (np.triu), letting tokens see the future instead of the past."""
 # must-fail: causal_mask.values
+# diagnosis: causal_mask_upper
 
 import numpy as np
 

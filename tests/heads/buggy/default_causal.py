@@ -1,5 +1,6 @@
 """attention treats mask=None as a causal mask instead of attending everywhere."""
 # must-fail: attention.worked_example, attention.matches_reference, self_attention.projections
+# diagnosis: default_causal
 
 import numpy as np
 

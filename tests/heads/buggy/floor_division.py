@@ -1,5 +1,6 @@
 """attention scales the scores with floor division (//) instead of true division."""
 # must-fail: attention.worked_example, attention.scaling
+# diagnosis: floor_division
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention returns the lesson's worked-example answer when given exactly that input, and uniform weights for anything else."""
 # must-fail: attention.scaling, attention.matches_reference, self_attention.projections
+# diagnosis: hardcoded_example
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention computes Q @ K without transposing K, which raises unless d_k == n_k and is wrong even then."""
 # must-fail: attention.worked_example, attention.shapes, attention.scaling
+# diagnosis: keys_not_transposed
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention applies softmax first and then zeroes the masked weights without renormalising, so masked rows sum to less than 1."""
 # must-fail: mask.rows_sum_to_one, mask.first_token_self
+# diagnosis: mask_after_softmax
 
 import numpy as np
 

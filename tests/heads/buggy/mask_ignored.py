@@ -1,5 +1,6 @@
 """attention accepts a mask argument but never uses it."""
 # must-fail: mask.no_future_leakage, mask.first_token_self
+# diagnosis: mask_ignored
 
 import numpy as np
 

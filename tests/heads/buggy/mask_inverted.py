@@ -1,5 +1,6 @@
 """attention treats mask True as blocked and False as allowed, the opposite of the convention."""
 # must-fail: mask.no_future_leakage, mask.first_token_self
+# diagnosis: mask_inverted
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention fills masked scores with -1e9 instead of -inf, so a fully masked row becomes uniform instead of nan."""
 # must-fail: mask.fully_masked_row_nan
+# diagnosis: mask_large_negative
 
 import numpy as np
 

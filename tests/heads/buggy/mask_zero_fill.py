@@ -1,5 +1,6 @@
 """attention sets masked scores to 0 instead of -inf, so masked positions still get positive weight."""
 # must-fail: mask.no_future_leakage, mask.first_token_self
+# diagnosis: mask_zero_fill
 
 import numpy as np
 

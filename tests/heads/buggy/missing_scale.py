@@ -1,5 +1,6 @@
 """attention forgets to divide the scores by sqrt(d_k)."""
 # must-fail: attention.scaling, attention.worked_example
+# diagnosis: missing_scale
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention scales Q in place (Q /= sqrt(d_k)), silently modifying the caller's array."""
 # must-fail: attention.inputs_unchanged
+# diagnosis: mutates_inputs
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention returns (A, out) instead of (out, A)."""
 # must-fail: attention.worked_example, attention.shapes
+# diagnosis: returns_swapped
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention rounds the weights to 3 decimals (A = np.round(A, 3)) before using and returning them."""
 # must-fail: attention.matches_reference, attention.scaling, attention.worked_example
+# diagnosis: rounds_weights
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention divides the scores by d_k instead of sqrt(d_k)."""
 # must-fail: attention.scaling, attention.worked_example
+# diagnosis: scale_by_dk
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention scales by d_k ** 1/2, which Python reads as (d_k ** 1) / 2, i.e. it divides by d_k / 2 instead of sqrt(d_k)."""
 # must-fail: attention.scaling, attention.worked_example
+# diagnosis: scale_precedence
 
 import numpy as np
 

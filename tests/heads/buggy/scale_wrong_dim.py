@@ -1,5 +1,6 @@
 """attention scales by the square root of the value dimension V.shape[-1] instead of the key dimension d_k."""
 # must-fail: attention.scaling
+# diagnosis: scale_wrong_dim
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """self_attention accepts a mask but never forwards it to attention."""
 # must-fail: self_attention.mask_passed
+# diagnosis: self_attention_drops_mask
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """self_attention uses Wk to make the queries and Wq to make the keys."""
 # must-fail: self_attention.projections, self_attention.mask_passed
+# diagnosis: self_attention_swapped_projections
 
 import numpy as np
 

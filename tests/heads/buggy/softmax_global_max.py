@@ -1,5 +1,6 @@
 """softmax subtracts the maximum of the whole array instead of each row's maximum, so a small-scale row next to a large-scale row underflows to 0/0."""
 # must-fail: softmax.large_logits
+# diagnosis: softmax_global_max
 
 import numpy as np
 

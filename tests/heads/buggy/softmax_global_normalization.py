@@ -1,5 +1,6 @@
 """softmax divides by the sum over the whole array instead of the sum along the axis, so only the grand total is 1."""
 # must-fail: softmax.rows_sum_to_one, softmax.matches_reference, softmax.axis
+# diagnosis: softmax_global_normalization
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """softmax accepts an axis argument but always normalises over the last axis."""
 # must-fail: softmax.axis
+# diagnosis: softmax_ignores_axis
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """softmax subtracts the row minimum instead of the row maximum, so any -inf (masked) entry turns its row into nan and rows spanning more than ~709 overflow."""
 # must-fail: mask.no_future_leakage, mask.first_token_self
+# diagnosis: softmax_no_max_shift
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """softmax exponentiates the raw logits without subtracting the max, so logits around 1e3 overflow to inf and give nan."""
 # must-fail: softmax.large_logits, attention.large_logits
+# diagnosis: softmax_no_max_shift
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """softmax defaults to axis=0 and attention relies on that default, so weights are normalised down columns instead of along rows."""
 # must-fail: softmax.rows_sum_to_one, softmax.matches_reference, attention.rows_sum_to_one
+# diagnosis: softmax_wrong_axis
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention (and so self_attention) returns only the output, not the pair (out, A)."""
 # must-fail: attention.worked_example, attention.shapes
+# diagnosis: weights_not_returned
 
 import numpy as np
 

@@ -1,5 +1,6 @@
 """attention returns A.T @ V instead of A @ V."""
 # must-fail: attention.worked_example, attention.shapes, attention.matches_reference
+# diagnosis: weights_transposed
 
 import numpy as np
 

@@ -1,0 +1,194 @@
+"""HTML pages: one per student report and one for a class, each a single self-contained file.
+
+No scripts, fonts, images or stylesheets are fetched: pictures are inline SVG and the
+style sheet is inline, so a page opens the same from a laptop, a course site or an
+archive. Everything that comes from a report (names, feedback, repro snippets) is
+escaped: a student's file name or an exception message cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from grader.report import Report, score_summary, write_atomic
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 64em; color: #1d1d1f; padding: 0 1em; }
+h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin-top: 2em; }
+.score { font-size: 1.3em; font-weight: 600; } .muted { color: #666; }
+table { border-collapse: collapse; width: 100%; } td, th { padding: .35em .6em; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+table.checks { table-layout: fixed; } table.checks col.status { width: 5em; } table.checks col.id { width: 21em; } table.checks col.points { width: 6em; }
+.PASS { color: #1a7f37; font-weight: 600; } .FAIL, .ERROR, .TIMEOUT { color: #c62828; font-weight: 600; }
+pre { background: #f6f8fa; padding: .6em .8em; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .9em; }
+.diagnosis { background: #fff4e5; border-left: 4px solid #f0a020; padding: .5em .8em; margin: .5em 0; }
+.figures { display: flex; flex-wrap: wrap; gap: 2em; } figure { margin: 0; } figcaption { font-size: .9em; color: #444; margin-top: .3em; }
+.bar { background: #4a7bd0; height: .8em; display: inline-block; vertical-align: middle; }
+"""
+
+SYMBOLS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
+PICTURES = {
+    "worked_example": "The lesson's worked example (section 3): attention(Q, K, V) with Q = K = [[1, 0], [0, 1], [1, 1]]",
+    "causal": "attention(Q, K, V, causal_mask(4)): weight above the diagonal must be 0 and each row must sum to 1",
+}
+
+
+def _page(title: str, body: list[str]) -> str:
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
+def _color(value: float | None) -> str:
+    """White (0) to dark blue (1); grey for a missing or non-finite weight."""
+    if value is None or not math.isfinite(value):
+        return "#bdbdbd"
+    level = min(max(value, 0.0), 1.0)
+    red, green, blue = (round(255 + (end - 255) * level) for end in (20, 60, 150))
+    return f"#{red:02x}{green:02x}{blue:02x}"
+
+
+def heatmap(matrix: list[list[float | None]], label: str, cell: int = 44) -> str:
+    """An SVG heatmap of attention weights, each cell labelled with its value."""
+    rows, cols = len(matrix), max((len(row) for row in matrix), default=0)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * cell + 2}" height="{rows * cell + 2}" '
+        f'role="img" aria-label="{escape(label)}">'
+    ]
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            x, y = 1 + j * cell, 1 + i * cell
+            text = "nan" if value is None or not math.isfinite(value) else f"{value:.2f}"
+            ink = "#fff" if value is not None and math.isfinite(value) and value > 0.55 else "#111"
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_color(value)}" stroke="#fff"/>'
+                f'<text x="{x + cell / 2}" y="{y + cell / 2 + 4}" font-size="12" text-anchor="middle" fill="{ink}">{text}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _figure(matrix: Any, caption: str) -> str:
+    if not matrix:
+        return f"<figure><p class=\"muted\">no weights to show</p><figcaption>{escape(caption)}</figcaption></figure>"
+    return f"<figure>{heatmap(matrix, caption)}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def student_page(report: Report) -> str:
+    """One student's report: score, what went wrong, every check, and the attention weights."""
+    body = [
+        f"<h1>{escape(report.student)}</h1>",
+        f'<p class="score">{escape(score_summary(report))}</p>',
+        f'<p class="muted">{escape(report.submission)} &middot; grader {escape(report.grader_version)}'
+        + (" &middot; self-check (not a grade of record)" if report.self_check else "")
+        + "</p>",
+    ]
+    if report.error:
+        body.append(f"<p class=\"diagnosis\">{escape(report.error)}</p>")
+    if report.diagnoses:
+        body.append("<h2>What went wrong</h2>")
+        body += [f'<p class="diagnosis">{escape(d["message"])}</p>' for d in report.diagnoses]
+    body.append(
+        '<h2>Checks</h2><table class="checks"><col class="status"><col class="id"><col class="points"><col>'
+        "<tr><th></th><th>check</th><th>points</th><th>what it tests, and what broke</th></tr>"
+    )
+    for check in report.checks:
+        symbol = SYMBOLS.get(check.status, check.status)
+        detail = escape(check.description)
+        if check.status != "passed" and check.feedback:
+            detail += f"<br><b>{escape(check.feedback)}</b>"
+        if check.status != "passed" and check.counterexample and check.counterexample.get("repro"):
+            detail += f"<pre>{escape(check.counterexample['repro'])}</pre>"
+        bonus = " (bonus)" if check.bonus else ""
+        body.append(
+            f'<tr><td class="{symbol}">{symbol}</td><td><code>{escape(check.id)}</code></td>'
+            f"<td>{check.points:g}/{check.max_points:g}{bonus}</td><td>{detail}</td></tr>"
+        )
+    body.append("</table>")
+    if report.pictures:
+        body.append("<h2>Attention weights A</h2>")
+        for name, caption in PICTURES.items():
+            picture = report.pictures.get(name) or {}
+            body.append(f"<p>{escape(caption)}</p><div class=\"figures\">")
+            body.append(_figure(picture.get("student"), "this submission"))
+            body.append(_figure(picture.get("reference"), "the reference"))
+            body.append("</div>")
+    return _page(f"{report.student}: {score_summary(report)}", body)
+
+
+def _histogram(scores: list[float], top: float, width: int = 480, height: int = 140) -> str:
+    """Ten bars of equal width over 0..top (bonus points land in the last); counts on top."""
+    bins, margin = 10, 16
+    counts = Counter(min(int(score / top * bins), bins - 1) if top else 0 for score in scores)
+    tallest = max(counts.values(), default=1)
+    bar = width / bins
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + margin + 20}" '
+        'role="img" aria-label="score histogram">'
+    ]
+    for index in range(bins):
+        h = counts.get(index, 0) / tallest * height
+        x, y = index * bar, margin + height - h
+        parts.append(
+            f'<rect x="{x + 2}" y="{y}" width="{bar - 4}" height="{h}" fill="#4a7bd0"/>'
+            f'<text x="{x + bar / 2}" y="{margin + height + 14}" font-size="11" text-anchor="middle">'
+            f"{index * top / bins:g}</text>"
+        )
+        if counts.get(index):
+            parts.append(f'<text x="{x + bar / 2}" y="{y - 3}" font-size="11" text-anchor="middle">{counts[index]}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def class_page(reports: list[Report], links: dict[str, str]) -> str:
+    """A class's batch: score histogram, pass rate per check, how often each mistake occurs,
+    and a link (``links[student]``) to each student's page."""
+    scores = [report.score for report in reports]
+    top = max((report.max_score for report in reports), default=0.0)
+    body = [
+        "<h1>Attention head: class report</h1>",
+        f"<p class=\"score\">{len(reports)} submissions &middot; mean {statistics.fmean(scores) if scores else 0:.1f}"
+        f" &middot; median {statistics.median(scores) if scores else 0:g} of {top:g}</p>",
+        "<h2>Scores</h2>",
+        _histogram(scores, top),
+        "<h2>Pass rate per check</h2><table><tr><th>check</th><th>passed</th><th></th></tr>",
+    ]
+    check_ids = [check.id for check in reports[0].checks] if reports else []
+    for check_id in check_ids:
+        passed = sum(1 for r in reports for c in r.checks if c.id == check_id and c.status == "passed")
+        rate = passed / len(reports)
+        body.append(
+            f"<tr><td><code>{escape(check_id)}</code></td><td>{passed}/{len(reports)}</td>"
+            f'<td><span class="bar" style="width:{rate * 12:.2f}em"></span> {rate:.0%}</td></tr>'
+        )
+    body.append("</table><h2>Mistakes</h2>")
+    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses)
+    if mistakes:
+        body.append("<table><tr><th>mistake</th><th>submissions</th></tr>")
+        body += [f"<tr><td><code>{escape(m)}</code></td><td>{n}</td></tr>" for m, n in mistakes.most_common()]
+        body.append("</table>")
+    else:
+        body.append("<p class=\"muted\">No known mistake was diagnosed.</p>")
+    body.append("<h2>Students</h2><table><tr><th>student</th><th>score</th><th>status</th></tr>")
+    for report in sorted(reports, key=lambda r: r.student):
+        link = links.get(report.student)
+        name = f'<a href="{escape(link)}">{escape(report.student)}</a>' if link else escape(report.student)
+        body.append(f"<tr><td>{name}</td><td>{escape(score_summary(report))}</td><td>{escape(report.status)}</td></tr>")
+    body.append("</table>")
+    return _page("Attention head: class report", body)
+
+
+def write_pages(reports: list[Report], out: Path) -> None:
+    """``out/<student>.html`` for each report and the class page ``out/index.html``."""
+    links = {}
+    for report in reports:
+        write_atomic(out / f"{report.student}.html", student_page(report))
+        links[report.student] = quote(f"{report.student}.html")
+    write_atomic(out / "index.html", class_page(reports, links))
