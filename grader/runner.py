@@ -14,7 +14,6 @@ import json
 import os
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from typing import Any
 from grader.errors import GradingFailed
 from grader.resources import examples_cache
 from grader.rubric import Rubric
-from grader.sandbox import Limits
+from grader.sandbox import Limits, kill_session
 
 STATUSES = ("passed", "failed", "error", "timeout")
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -188,19 +187,9 @@ class CheckProcess:
 
     def close(self) -> None:
         """Stop the process (and any worker it started); the next run starts a new one."""
-        if self._process is None:
-            return
-        try:
-            os.killpg(self._process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        for pipe in (self._process.stdin, self._process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
-        self._process.wait()
-        self._process = None
+        if self._process is not None:
+            kill_session(self._process)
+            self._process = None
 
     def __enter__(self) -> CheckProcess:
         return self

@@ -206,14 +206,20 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """Kill the worker's whole session and remove its folder."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        for pipe in (self.process.stdin, self.process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
-        self.process.wait()
+        kill_session(self.process)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def kill_session(process: subprocess.Popen) -> None:
+    """SIGKILL the session ``process`` leads (started with start_new_session), close its
+    pipes and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pipe in (process.stdin, process.stdout):
+        try:
+            pipe.close()
+        except OSError:
+            pass
+    process.wait()

@@ -31,7 +31,6 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hypothesis.errors import UnsatisfiedAssumption
 from hypothesis.internal.escalation import InterestingOrigin
