@@ -9,6 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis.errors import UnsatisfiedAssumption
+from hypothesis.internal.escalation import InterestingOrigin
+
+PASSED = "passed"
+
+
+def outcome(error: BaseException | None) -> str:
+    """How an example ended, as Hypothesis tells outcomes apart: passed, invalid, or the
+    type and place of the error (see grader.traces)."""
+    if error is None:
+        return PASSED
+    if isinstance(error, UnsatisfiedAssumption):
+        return "invalid"
+    return str(InterestingOrigin.from_exception(error))
+
 
 class CheckFailure(AssertionError):
     """The submission answered, but the property under test does not hold."""

@@ -100,7 +100,7 @@ def student_page(report: Report) -> str:
         "<tr><th></th><th>check</th><th>points</th><th>what it tests, and what broke</th></tr>"
     )
     for check in report.checks:
-        symbol = SYMBOLS.get(check.status, check.status)
+        symbol = escape(SYMBOLS.get(check.status, check.status))
         detail = escape(check.description)
         if check.status != "passed" and check.feedback:
             detail += f"<br><b>{escape(check.feedback)}</b>"

@@ -124,6 +124,8 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
     test = item.obj
 
     def run(drawn: dict[str, Any]) -> BaseException | None:
+        if submission.journal_full:
+            raise _JournalFull
         try:
             test.hypothesis.inner_test(submission, **drawn)
         except Exception as error:
@@ -131,8 +133,15 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
         return None
 
     submission.start_journal()
-    error = traces.walk(store.traces(check), run)
-    journal = submission.stop_journal()
+    try:
+        error = traces.walk(store.traces(check), run)
+    except _JournalFull:
+        # Too much to serve again: the live run starts over with a fresh worker instead.
+        submission.stop_journal()
+        submission.close()
+        error, journal = None, []
+    else:
+        journal = submission.stop_journal()
     if error is not None:
         raise error
     submission.begin_check()
@@ -142,14 +151,16 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
         test(submission=submission)
     except Exception as error:
         run_examples = submission.stop_trace()
-        if run_examples and _root_cause(error) is run_examples[-1][1] and not any(
-            isinstance(failure, SubmissionError) and failure.fails_fast for _, failure in run_examples
-        ):
+        if run_examples and not submission.trace_unreliable and _root_cause(error) is submission.last_error:
             store.save(check, run_examples)
         raise
     finally:
         submission.stop_trace()
     return True
+
+
+class _JournalFull(Exception):
+    """A walk kept more reply data than a check process should hold."""
 
 
 class ReportExtras:
@@ -168,8 +179,11 @@ class ReportExtras:
         kinds = {outcome.get("kind") for outcome in outcomes if outcome.get("status") != "passed"}
         wrong = kinds & {"wrong_answer", "raised", "nondeterministic"}
         unreliable = kinds & {"timeout", "crashed", "import_failed", "import_timeout", "grader_error"}
-        json_report["pictures"] = {} if unreliable else self._pictures()
-        json_report["diagnoses"] = self._diagnose() if wrong and not unreliable else []
+        try:
+            json_report["pictures"] = {} if unreliable else self._pictures()
+            json_report["diagnoses"] = self._diagnose() if wrong and not unreliable else []
+        except Exception:  # these only explain a grade: whatever goes wrong, the grade stands
+            json_report["pictures"], json_report["diagnoses"] = {}, []
 
     def _call(self, probe: diagnoses.Probe) -> diagnoses.Answer:
         try:

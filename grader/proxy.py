@@ -34,6 +34,7 @@ from grader.outcomes import (
     NotImplementedYet,
     SubmissionError,
     WorkerCrashed,
+    outcome,
 )
 from grader.sandbox import Limits, WorkerProcess
 
@@ -65,6 +66,10 @@ class Reply:
     value: Any
     args_after: list[Any] = field(default_factory=list)
 
+
+# A walk (grader.traces) that has kept this much reply data stops: a check process must
+# not hold gigabytes for a head that returns huge arrays.
+MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 
 # A call as sent to the worker: function, positional and keyword arguments, and whether
 # the arguments come back too (to see whether the call changed them).
@@ -142,18 +147,22 @@ class Submission(StudentFunctions):
         self._journal: list[JournalEntry] | None = None
         self._replaying: list[JournalEntry] = []
         # See start_trace.
-        self._trace: list[tuple[dict[str, Any], BaseException | None]] | None = None
+        self._trace: list[tuple[dict[str, Any], str]] | None = None
         self._drawn: dict[str, Any] = {}
+        self.trace_unreliable = False  # a call of the traced run timed out or crashed
+        self.last_error: BaseException | None = None  # what the traced run's last example raised
+        self._journal_bytes = 0
 
     # -- lifecycle, driven by the pytest plugin and the check decorator ---------------
 
     def begin_check(self) -> None:
         """Start a check: forget the previous check's failure and restart its clock."""
+        self._drop_prefetched()  # before the clock starts: their wait is no check's
         self._check_failure = None
         self._check_started = time.monotonic()
         self.example_calls = []
         self._replaying = []
-        self._drop_prefetched()
+        self._journal = None
 
     def begin_example(self, drawn: dict[str, Any] | None = None) -> None:
         """Start one Hypothesis example: the calls it makes form its counterexample."""
@@ -164,13 +173,18 @@ class Submission(StudentFunctions):
     def end_example(self, error: BaseException | None) -> None:
         """Finish an example: ``error`` is what it raised (None when it passed)."""
         if self._trace is not None:
-            self._trace.append((self._drawn, error))
+            # Only the outcome is kept: an error's traceback would keep the arrays alive.
+            self._trace.append((self._drawn, outcome(error)))
+            self.trace_unreliable |= isinstance(error, SubmissionError) and error.fails_fast
+            self.last_error = error
 
     def start_trace(self) -> None:
-        """Keep each example run from now on, with how it ended (see grader.traces)."""
+        """Keep each example run from now on, with its outcome (see grader.traces)."""
         self._trace = []
+        self.trace_unreliable = False
+        self.last_error = None
 
-    def stop_trace(self) -> list[tuple[dict[str, Any], BaseException | None]]:
+    def stop_trace(self) -> list[tuple[dict[str, Any], str]]:
         trace, self._trace = self._trace or [], None
         return trace
 
@@ -213,6 +227,12 @@ class Submission(StudentFunctions):
     def start_journal(self) -> None:
         """Keep every call from now on with its result, to serve again (see replay_journal)."""
         self._journal = []
+        self._journal_bytes = 0
+
+    @property
+    def journal_full(self) -> bool:
+        """Whether the journal holds more reply bytes than a check process should keep."""
+        return self._journal_bytes > MAX_JOURNAL_BYTES
 
     def stop_journal(self) -> list[JournalEntry]:
         journal, self._journal = self._journal or [], None
@@ -269,6 +289,7 @@ class Submission(StudentFunctions):
             else:
                 if self._journal is not None:
                     self._journal.append(JournalEntry(request, reply))
+                    self._journal_bytes += _size(reply.value) + sum(_size(arg) for arg in reply.args_after)
                 return reply
         if self._journal is not None:
             self._journal.append(JournalEntry(request, failure))
@@ -300,26 +321,33 @@ class Submission(StudentFunctions):
         arrays: list[np.ndarray] = []
         request = {"op": "call", **_pack_request((function, args, kwargs, return_args), arrays)}
         try:
-            wire.write_all(worker.requests, wire.encode(request, arrays))
+            wire.write_all(worker.requests, wire.encode(request, arrays), time.monotonic() + self._timeout())
+        except wire.Deadline:
+            self._timed_out(function)  # it stopped reading its requests
         except OSError:
             pass  # the worker is gone: reading its reply says how
         return self._receive(function, worker)
 
+    def _timeout(self) -> float:
+        budget_left = self.limits.check_budget - (time.monotonic() - self._check_started)
+        return min(self.limits.call_timeout, max(budget_left, 0.0))
+
+    def _timed_out(self, function: str) -> NoReturn:
+        self._discard_worker()
+        if self._timeout() < self.limits.call_timeout:
+            message = f"this check ran out of its {self.limits.check_budget:g} s time budget"
+        else:
+            message = f"{function}() did not return within {self.limits.call_timeout:g} s"
+        self._check_failure = CallTimedOut(message, calls=list(self.example_calls))
+        raise self._check_failure from None
+
     def _receive(self, function: str, worker: WorkerProcess) -> Reply:
         """The worker's reply to its oldest unanswered call, within the call's deadline."""
-        budget_left = self.limits.check_budget - (time.monotonic() - self._check_started)
-        timeout = min(self.limits.call_timeout, max(budget_left, 0.0))
         try:
-            header, replies = wire.read_frame(worker.replies, time.monotonic() + timeout)
+            header, replies = wire.read_frame(worker.replies, time.monotonic() + self._timeout())
             reply = self._interpret(function, header, replies)
         except wire.Deadline:
-            self._discard_worker()
-            if timeout < self.limits.call_timeout:
-                message = f"this check ran out of its {self.limits.check_budget:g} s time budget"
-            else:
-                message = f"{function}() did not return within {self.limits.call_timeout:g} s"
-            self._check_failure = CallTimedOut(message, calls=list(self.example_calls))
-            raise self._check_failure from None
+            self._timed_out(function)
         except (wire.WireError, OSError) as error:
             reason = worker.exit_description() if isinstance(error, (wire.PipeClosed, OSError)) else str(error)
             self._discard_worker()
@@ -377,7 +405,7 @@ class Submission(StudentFunctions):
             self._session_failure = ImportFailed(_import_message(header))
             raise self._session_failure
         functions = header.get("functions")
-        if header.get("status") != "ready" or not isinstance(functions, list):
+        if header.get("status") != "ready" or not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
             worker.kill()
             self._session_failure = ImportFailed("attention.py could not be imported: the worker did not start")
             raise self._session_failure
@@ -390,6 +418,14 @@ class Submission(StudentFunctions):
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, tuple):
+        return sum(_size(item) for item in value)
+    return 64
 
 
 def _clone(error: SubmissionError) -> SubmissionError:

@@ -32,24 +32,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hypothesis.errors import UnsatisfiedAssumption
-from hypothesis.internal.escalation import InterestingOrigin
-
 from grader.examples import Example, encode_frame, read_frame_file, write_atomic_bytes
-from grader.outcomes import SubmissionError
+from grader.outcomes import PASSED, SubmissionError, outcome
 from grader.resources import REFERENCE_HEAD, project_file
 
 PACKAGE = Path(__file__).resolve().parent
-PASSED = "passed"
-
-
-def outcome(error: BaseException | None) -> str:
-    """How an example ended, as Hypothesis tells outcomes apart."""
-    if error is None:
-        return PASSED
-    if isinstance(error, UnsatisfiedAssumption):
-        return "invalid"
-    return str(InterestingOrigin.from_exception(error))
 
 
 @dataclass(frozen=True)
@@ -89,13 +76,13 @@ class TraceStore:
                 found.append(self._traces[path])
         return found
 
-    def save(self, check_id: str, run: list[tuple[Example, BaseException | None]]) -> None:
-        """Keep ``run`` (each example with the error it raised, or None) as a trace."""
+    def save(self, check_id: str, run: list[tuple[Example, str]]) -> None:
+        """Keep ``run`` (each example with its outcome, see grader.outcomes.outcome) as a trace."""
         outcomes: list[str] = []
-        for _, error in run:
-            if outcome(error) not in outcomes:
-                outcomes.append(outcome(error))
-        steps = [outcomes.index(outcome(error)) for _, error in run]
+        for _, key in run:
+            if key not in outcomes:
+                outcomes.append(key)
+        steps = [outcomes.index(key) for _, key in run]
         try:
             frame = encode_frame({"outcomes": outcomes, "steps": steps, "examples": [drawn for drawn, _ in run]})
         except TypeError:

@@ -17,7 +17,16 @@ import functools
 from typing import Any, Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis.internal.conjecture import providers
 from hypothesis.strategies import SearchStrategy
+
+# Hypothesis now and then draws a constant found in the source of "local" modules (those
+# outside site-packages): the grader's own when it runs from a checkout, and only those
+# loaded so far. The draws, and so the grades, would depend on how the grader was
+# installed and on what its process had imported. Graders draw from Hypothesis's own
+# constants only. (Hypothesis is pinned exactly, so this internal cannot move under us.)
+_NO_LOCAL_CONSTANTS = providers.Constants()
+providers._get_local_constants = lambda: _NO_LOCAL_CONSTANTS
 
 # Every setting is explicit: Hypothesis picks another profile when it detects CI, and a
 # student's local run must get exactly the grade CI gives.
