@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.examples import Example, encode_frame, read_frame_file, write_atomic_bytes
-from grader.outcomes import PASSED, SubmissionError, outcome
+from grader.outcomes import SubmissionError, outcome
 from grader.resources import REFERENCE_HEAD, project_file
 
 PACKAGE = Path(__file__).resolve().parent
