@@ -8,9 +8,7 @@ One bad submission never stops the batch: it gets a report with status ``error``
 from __future__ import annotations
 
 import contextlib
-import csv
 import hashlib
-import io
 import json
 import queue
 import statistics
@@ -21,6 +19,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.errors import UsageError
+from grader.formats.gradebook import grades_csv
 from grader.grading import grade_file
 from grader.report import SCHEMA_VERSION, Report, from_json, to_json, write_atomic
 from grader.rubric import Rubric
@@ -102,7 +101,7 @@ def grade_folder(
             pool.shutdown(wait=True, cancel_futures=True)
     reports.sort(key=lambda report: report.student)
     write_atomic(out / "summary.json", json.dumps(summary(reports, rubric), indent=2) + "\n")
-    write_atomic(out / "grades.csv", gradebook_csv(reports, rubric))
+    write_atomic(out / "grades.csv", grades_csv(reports, rubric))
     return reports
 
 
@@ -163,22 +162,3 @@ def summary(reports: list[Report], rubric: Rubric) -> dict:
             for report in reports
         ],
     }
-
-
-def _cell(text: str) -> str:
-    # A spreadsheet runs a cell that starts with one of these as a formula.
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
-def gradebook_csv(reports: list[Report], rubric: Rubric) -> str:
-    """One row per student: total, status and the points of every check."""
-    stream = io.StringIO()
-    writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", "status", *rubric.check_ids])
-    for report in reports:
-        points = {check.id: f"{check.points:g}" for check in report.checks}
-        writer.writerow(
-            [_cell(report.student), f"{report.score:g}", f"{report.max_score:g}", report.status]
-            + [points.get(check_id, "") for check_id in rubric.check_ids]
-        )
-    return stream.getvalue()

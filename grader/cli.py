@@ -17,11 +17,15 @@ import click
 
 from grader import __version__
 from grader.batch import grade_folder
-from grader.errors import GraderError
+from grader.bundles import export_student, gradescope_bundle
+from grader.errors import GraderError, UsageError
+from grader.formats import REPORT_FORMATS
+from grader.formats.gradebook import canvas_csv
+from grader.formats.junit import junit_xml
 from grader.grading import grade_file
-from grader.pages import student_page, write_pages
+from grader.pages import write_pages
 from grader.progress import BatchProgress, summary_text
-from grader.report import render_text, to_json, write_atomic
+from grader.report import write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess
@@ -117,35 +121,59 @@ def cli() -> None:
     """Grade NumPy implementations of one attention head with property checks."""
 
 
+def _report_outputs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``NAME[:PATH]`` values as (format, path) pairs; ``-`` (stdout) when no path is given."""
+    outputs = []
+    for value in values:
+        name, _, path = value.partition(":")
+        if name not in REPORT_FORMATS:
+            raise click.BadParameter(f"{name!r} is not one of {', '.join(REPORT_FORMATS)}", ctx, param)
+        outputs.append((name, path or "-"))
+    return outputs
+
+
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
-    "--json",
-    "json_path",
-    metavar="PATH|-",
-    default=None,
-    help="Also write the JSON report to PATH ('-' writes it to stdout instead of the text report).",
+    "--format",
+    "formats",
+    metavar="NAME[:PATH]",
+    multiple=True,
+    callback=_report_outputs,
+    help=f"Write the report as NAME ({', '.join(REPORT_FORMATS)}) to PATH, or to stdout instead of "
+    "the text report when no PATH is given. Repeatable.",
 )
-@click.option(
-    "--html",
-    "html_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also write the report as one self-contained HTML page, with pictures of the attention weights.",
-)
+@click.option("--json", "json_path", metavar="PATH|-", default=None, help="Same as --format json:PATH.")
+@click.option("--html", "html_path", metavar="PATH", default=None, help="Same as --format html:PATH.")
 @shared_options
-def check(file: Path, json_path: str | None, html_path: Path | None, rubric: Path | None, **limits: Any) -> None:
-    """Grade one FILE and print what passed, what failed, and how to reproduce it."""
+def check(
+    file: Path,
+    formats: list[tuple[str, str]],
+    json_path: str | None,
+    html_path: str | None,
+    rubric: Path | None,
+    **limits: Any,
+) -> None:
+    """Grade one FILE and print what passed, what failed, and how to reproduce it.
+
+    \b
+    Formats for other tools:
+      gradescope  Gradescope's results.json
+      junit       JUnit XML, one testcase per check
+      classroom   the base64 result GitHub Classroom's reporter reads
+      markdown    a table of checks, for a GitHub Actions job summary
+      html        one self-contained page with pictures of the attention weights
+    """
+    outputs = formats + [(name, path) for name, path in (("json", json_path), ("html", html_path)) if path]
+    to_stdout = [name for name, path in outputs if path == "-"]
+    if len(to_stdout) > 1:
+        raise UsageError(f"only one format can go to stdout, not {' and '.join(to_stdout)}")
     with CheckProcess() as checks:  # starts now: its imports overlap the sandbox probe
         report = grade_file(file, _rubric(rubric), _limits(**limits), checks=checks)
-    if html_path is not None:
-        write_atomic(html_path, student_page(report))
-    if json_path == "-":
-        click.echo(to_json(report), nl=False)
-        return
-    if json_path is not None:
-        write_atomic(Path(json_path), to_json(report))
-    click.echo(render_text(report), nl=False)
+    for name, path in outputs:
+        if path != "-":
+            write_atomic(Path(path), REPORT_FORMATS[name](report))
+    click.echo(REPORT_FORMATS[to_stdout[0] if to_stdout else "text"](report), nl=False)
 
 
 @cli.command()
@@ -166,25 +194,92 @@ def check(file: Path, json_path: str | None, html_path: Path | None, rubric: Pat
 @click.option(
     "--html", "html", is_flag=True, help="Also write OUT/<id>.html for each submission and a class page, OUT/index.html."
 )
+@click.option("--junit", is_flag=True, help="Also write OUT/junit.xml: a testsuite per submission, a testcase per check.")
+@click.option("--canvas", is_flag=True, help="Also write OUT/canvas.csv for Canvas's gradebook import.")
+@click.option(
+    "--canvas-assignment",
+    metavar="NAME",
+    default=None,
+    help="The Canvas assignment column, e.g. 'Attention head (12345)' (default: the rubric's title).",
+)
 @shared_options
-def grade(folder: Path, out: Path, jobs: int, regrade: bool, html: bool, rubric: Path | None, **limits: Any) -> None:
+def grade(
+    folder: Path,
+    out: Path,
+    jobs: int,
+    regrade: bool,
+    html: bool,
+    junit: bool,
+    canvas: bool,
+    canvas_assignment: str | None,
+    rubric: Path | None,
+    **limits: Any,
+) -> None:
     """Grade every submission in FOLDER (FOLDER/<id>.py or FOLDER/<id>/attention.py).
 
-    Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv. A report
+    Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv (one
+    column per check). A report
     already in OUT for the same file, rubric and grader version is kept, so a batch
     that was stopped resumes where it left off.
     """
+    chosen = _rubric(rubric)
     progress = BatchProgress()
     try:
-        reports = grade_folder(
-            folder, out, _rubric(rubric), _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress
-        )
+        reports = grade_folder(folder, out, chosen, _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress)
     finally:
         progress.finish()
     if html:
         write_pages(reports, out)
+    if junit:
+        write_atomic(out / "junit.xml", junit_xml(reports))
+    if canvas:
+        write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
     elapsed = time.monotonic() - progress.started
     click.echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
+
+
+@cli.command("gradescope-bundle")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--rubric",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Rubric TOML file (default: the bundled rubrics/attention_head.toml).",
+)
+def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
+    """Write Gradescope's autograder zip to OUT (upload it as the assignment's autograder).
+
+    Its setup.sh installs Python, bubblewrap and the grader; its run_autograder grades
+    /autograder/submission/attention.py into /autograder/results/results.json, each
+    check a test with the rubric's points and visibility.
+    """
+    entries = gradescope_bundle(out, _rubric(rubric))
+    click.echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
+
+
+@cli.command("export-student")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--rubric",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Rubric TOML file (default: the bundled rubrics/attention_head.toml); only its visible checks are exported.",
+)
+@click.option(
+    "--install",
+    metavar="SPEC",
+    default=f"attention-grader=={__version__}",
+    show_default=True,
+    help="What students pass to pip install to get the grader.",
+)
+def export_student_command(out: Path, rubric: Path | None, install: str) -> None:
+    """Write into the folder OUT what students receive: the template, the GitHub
+    Classroom workflow, the visible checks' rubric and the commands to run them.
+
+    Never the reference head, and no hidden or after-due-date check.
+    """
+    written = export_student(out, _rubric(rubric), install)
+    click.echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
 
 
 def main() -> None:

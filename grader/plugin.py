@@ -1,10 +1,17 @@
 """The pytest plugin that runs the checks against one sandboxed submission.
 
-Enabled with ``-p grader.plugin``. It adds the ``--attention-*`` options, provides the
-``submission`` fixture (a :class:`grader.proxy.Submission`), runs only the checks the
-rubric names, and attaches each check's outcome (status, kind, feedback,
-counterexample) to its pytest-json-report entry as metadata. The grader reads those
-entries; it never parses pytest's text output.
+Installed as a pytest plugin (the ``pytest11`` entry point ``grader.plugin``), so a
+student who lives in pytest can run ``pytest --attention-submission attention.py``: with
+no test paths given, pytest then collects the grader's checks, and each failure reads as
+the grader's feedback and the lines that reproduce it. Without that option the plugin
+does nothing.
+
+It adds the ``--attention-*`` options, provides the ``submission`` fixture (a
+:class:`grader.proxy.Submission`, whose worker is sandboxed as ``--attention-sandbox``
+says: bubblewrap wherever it works), runs only the checks the rubric names, and attaches
+each check's outcome (status, kind, feedback, counterexample) to its pytest-json-report
+entry as metadata. ``grader check`` reads those entries; it never parses pytest's text
+output.
 """
 
 from __future__ import annotations
@@ -19,8 +26,11 @@ from grader import counterexample, diagnoses, traces
 from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
-from grader.rubric import load_rubric
-from grader.sandbox import ISOLATIONS, Limits
+from grader.errors import UsageError
+from grader.report import failure_details
+from grader.resources import DEFAULT_RUBRIC, examples_cache, project_file
+from grader.rubric import CHECKS_FOLDER, load_rubric
+from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 
 SUBMISSION = pytest.StashKey[Submission]()
 REPLAYS = pytest.StashKey[dict]()
@@ -42,11 +52,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")
     group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
     group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
-    group.addoption("--attention-sandbox", choices=ISOLATIONS, default=defaults.isolation)
+    group.addoption(
+        "--attention-sandbox",
+        choices=["auto", *ISOLATIONS],
+        default="auto",
+        help="isolation of the submission: bubblewrap where it works (auto), or a plain process",
+    )
     group.addoption(
         "--attention-examples",
         metavar="DIR",
-        help="cache of recorded examples to replay before running Hypothesis live (see grader.examples)",
+        help="cache of recorded examples to replay before running Hypothesis live (see grader.examples; "
+        "default: the grader's cache folder)",
     )
     group.addoption("--attention-live", action="store_true", help="run every check live, without replay")
 
@@ -54,15 +70,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("attention_submission")
     if path:
+        try:
+            isolation = resolve_isolation(config.getoption("attention_sandbox"))
+        except UsageError as error:
+            raise pytest.UsageError(str(error)) from None
         limits = Limits(
             call_timeout=config.getoption("attention_call_timeout"),
             check_budget=config.getoption("attention_check_budget"),
             memory_mb=config.getoption("attention_memory_mb"),
-            isolation=config.getoption("attention_sandbox"),
+            isolation=isolation,
         )
+        if config.args_source != pytest.Config.ArgsSource.ARGS:
+            # No test paths on the command line: the checks are the tests. Named one by
+            # one, so pytest collects them whatever its python_files pattern is.
+            config.args = [str(module) for module in sorted(CHECKS_FOLDER.glob("*.py")) if module.name != "__init__.py"]
         config.stash[SUBMISSION] = submission = Submission(Path(path), limits)
         submission.start_worker()  # it imports numpy while pytest collects the checks
         config.pluginmanager.register(ReportExtras(submission), "attention-report-extras")
+        if config.getoption("tbstyle") != "no":  # the grader's own runs pass --tb=no
+            config.pluginmanager.register(StudentView(config), "attention-student-view")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -80,11 +106,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for item in items if check_id(item) in wanted]
     if SUBMISSION in config.stash and not config.getoption("attention_live"):
-        folder = config.getoption("attention_examples")
+        folder = Path(config.getoption("attention_examples") or examples_cache())
         tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
-        config.stash[REPLAYS] = recorded_examples(tests, Path(folder) if folder else None)
-        if folder:
-            config.stash[TRACES] = traces.store_at(Path(folder) / cache_key() / "traces")
+        config.stash[REPLAYS] = recorded_examples(tests, folder)
+        config.stash[TRACES] = traces.store_at(folder / cache_key() / "traces")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -113,8 +138,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     else:
         return True
     submission.begin_check()  # the live run starts from a clean slate
-    store = pyfuncitem.config.stash.get(TRACES, None)
-    return _run_failing(pyfuncitem, submission, store) if store is not None else None
+    return _run_failing(pyfuncitem, submission, pyfuncitem.config.stash[TRACES])
 
 
 def _run_failing(item: pytest.Function, submission: Submission, store: traces.TraceStore) -> bool:
@@ -157,6 +181,36 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
     finally:
         submission.stop_trace()
     return True
+
+
+class StudentView:
+    """How a student running ``pytest --attention-submission`` sees the checks: each
+    failure as the grader's feedback and the lines that reproduce it (not Hypothesis's
+    traceback), and the score the rubric gives at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        rubric_path = config.getoption("attention_rubric")
+        self.rubric = load_rubric(Path(rubric_path) if rubric_path else project_file(DEFAULT_RUBRIC))
+        self.passed: dict[str, bool] = {}
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
+        report = yield
+        if call.when == "call" and isinstance(item, pytest.Function):
+            self.passed[check_id(item)] = report.passed
+            if call.excinfo is not None:
+                submission = item.config.stash[SUBMISSION]
+                outcome = outcome_of(call.excinfo.value, submission.example_calls)
+                details = failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])
+                report.longrepr = "\n".join(details)
+        return report
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        checks = [check for check in self.rubric.checks if check.id in self.passed]
+        score = sum(check.points for check in checks if self.passed[check.id] and not check.bonus)
+        bonus = sum(check.points for check in checks if self.passed[check.id] and check.bonus)
+        extra = f" (+{bonus:g} bonus)" if bonus else ""
+        terminalreporter.write_sep("=", f"{score:g}/{self.rubric.max_score:g} points{extra} ({self.rubric.name})")
 
 
 class _JournalFull(Exception):

@@ -108,6 +108,19 @@ def score_summary(report: Report) -> str:
     return total + (f" (+{_points(bonus)} bonus)" if bonus else "")
 
 
+def check_details(check: CheckEntry) -> list[str]:
+    """What a failed check tells its reader: the feedback, then lines that reproduce it."""
+    return failure_details(check.feedback, check.kind, check.counterexample)
+
+
+def failure_details(feedback: str | None, kind: str | None, counterexample: dict[str, Any] | None) -> list[str]:
+    lines = [feedback] if feedback else []
+    if counterexample and kind not in NO_REPRO_KINDS:
+        lines.append("reproduce it:")
+        lines.extend(f"  {line}" for line in counterexample["repro"].splitlines() if line)
+    return lines
+
+
 def render_text(report: Report) -> str:
     """The report as a student reads it: score first, then each check and what broke."""
     total = score_summary(report)
@@ -130,11 +143,7 @@ def render_text(report: Report) -> str:
         )
         if check.status == "passed" or report.error:
             continue
-        if check.feedback:
-            lines.append(f"         {check.feedback}")
-        if check.counterexample and check.kind not in NO_REPRO_KINDS:
-            lines.append("         reproduce it:")
-            lines.extend(f"           {line}" for line in check.counterexample["repro"].splitlines() if line)
+        lines.extend(f"         {line}" for line in check_details(check))
     passed = sum(check.status == "passed" for check in report.checks)
     lines += ["", f"{passed} of {len(report.checks)} checks passed; {total}."]
     return "\n".join(lines) + "\n"

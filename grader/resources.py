@@ -1,4 +1,5 @@
-"""Where the grader's data files live: the reference head and the bundled rubrics.
+"""Where the grader's data files live: the reference head, the bundled rubrics and the
+student template.
 
 In a checkout (or an editable install) they sit beside the package, at the top of the
 repository; a wheel carries copies under ``grader/_bundled`` (see pyproject.toml).
@@ -29,3 +30,4 @@ def examples_cache() -> Path:
 
 DEFAULT_RUBRIC = "rubrics/attention_head.toml"
 REFERENCE_HEAD = "reference/attention.py"
+STUDENT_TEMPLATE = "student_template"

@@ -87,7 +87,8 @@ def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: 
         "-W",
         "ignore",
         f"--attention-submission={submission}",
-        f"--attention-rubric={rubric.path}",
+        # Resolved here: the check process runs in a folder of its own.
+        f"--attention-rubric={Path(rubric.path).resolve()}",
         f"--attention-call-timeout={limits.call_timeout}",
         f"--attention-check-budget={limits.check_budget}",
         f"--attention-memory-mb={limits.memory_mb}",

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, while it builds the autograder image: it installs
+# Python 3.11+, bubblewrap and the grader's pinned dependencies, then grades the
+# reference head once so that the image carries the recorded examples (later
+# submissions replay them instead of recording them again).
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3-venv
+PYTHON=""
+for candidate in python3.13 python3.12 python3.11 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
+        PYTHON="$candidate"
+        break
+    fi
+done
+if [ -z "$PYTHON" ]; then  # Ubuntu 22.04, Gradescope's default image, ships 3.10
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11 python3.11-venv
+    PYTHON=python3.11
+fi
+
+"$PYTHON" -m venv "$ROOT/venv"
+"$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
+"$ROOT/venv/bin/python" -m pip install --quiet -r "$SOURCE/requirements.txt"
+
+cd "$SOURCE"
+PYTHONPATH="$SOURCE" "$ROOT/venv/bin/python" -m grader check grader/_bundled/reference/attention.py \
+    --rubric rubric.toml --sandbox process >/dev/null
