@@ -70,6 +70,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("attention_submission")
     if path:
+        if not Path(path).is_file():
+            raise pytest.UsageError(f"--attention-submission {path}: no such file")
         try:
             isolation = resolve_isolation(config.getoption("attention_sandbox"))
         except UsageError as error:

@@ -1,0 +1,225 @@
+"""The grader dropped into the places courses use, run the way those places run it:
+Gradescope's run_autograder in a fake /autograder tree, the student bundle with its
+GitHub Classroom workflow step, and pytest with the plugin."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from grader.cli import cli
+from grader.resources import REFERENCE_HEAD, project_file
+from grader.rubric import load_rubric
+
+from conftest import HEADS, REFERENCE, ROOT
+
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
+BUGGY = HEADS / "buggy" / "missing_scale.py"
+BIN = Path(sys.executable).parent  # the environment the grader is installed in
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS"))}
+    environment["PATH"] = f"{BIN}{os.pathsep}{environment.get('PATH', '')}"
+    return {**environment, **extra}
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
+    result = CliRunner().invoke(cli, ["gradescope-bundle", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _fake_autograder(zip_path: Path, root: Path, submission: dict[str, bytes]) -> dict:
+    """Unzip the bundle as Gradescope does, add the submission's files, run run_autograder."""
+    (root / "source").mkdir(parents=True)
+    with zipfile.ZipFile(zip_path) as archive:
+        archive.extractall(root / "source")
+    for name, content in submission.items():
+        path = root / "submission" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    (root / "submission").mkdir(exist_ok=True)
+    script = root / "source" / "run_autograder"
+    run = subprocess.run(
+        ["bash", str(script)],
+        env=_environment(AUTOGRADER_ROOT=str(root), GRADER_PYTHON=sys.executable),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, SCHEMA)
+    return results
+
+
+def test_gradescope_bundle_layout(autograder_zip):
+    with zipfile.ZipFile(autograder_zip) as archive:
+        names = set(archive.namelist())
+        modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
+        rubric = archive.read("rubric.toml")
+        requirements = archive.read("requirements.txt").decode()
+    assert {"setup.sh", "run_autograder", "requirements.txt", "rubric.toml"} <= names
+    assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
+    assert f"grader/_bundled/{REFERENCE_HEAD}" in names and "grader/cli.py" in names
+    assert not any("__pycache__" in name for name in names)
+    assert rubric == project_file("rubrics/attention_head.toml").read_bytes()
+    assert "hypothesis==" in requirements and "numpy==" in requirements
+    for script in ("setup.sh", "run_autograder"):
+        syntax = subprocess.run(["bash", "-n", "-c", zipfile.ZipFile(autograder_zip).read(script).decode()])
+        assert syntax.returncode == 0, script
+
+
+def test_run_autograder_grades_the_submission(autograder_zip, graded_heads, tmp_path):
+    results = _fake_autograder(autograder_zip, tmp_path / "autograder", {"attention.py": BUGGY.read_bytes()})
+    expected = graded_heads["buggy__missing_scale"]
+    assert results["score"] == expected.score
+    assert [test["status"] == "passed" for test in results["tests"]] == [c.status == "passed" for c in expected.checks]
+    assert sum(test["max_score"] for test in results["tests"]) == expected.max_score
+
+
+def test_run_autograder_finds_a_nested_file_and_explains_a_missing_one(autograder_zip, tmp_path):
+    nested = _fake_autograder(autograder_zip, tmp_path / "nested", {"hw/attention.py": REFERENCE.read_bytes()})
+    assert nested["score"] == 105  # full marks and the bonus
+    missing = _fake_autograder(autograder_zip, tmp_path / "missing", {"attn.py": REFERENCE.read_bytes()})
+    assert missing["score"] == 0 and "attention.py" in missing["output"]
+
+
+@pytest.fixture(scope="module")
+def student_bundle(tmp_path_factory) -> tuple[Path, set[str]]:
+    """The student bundle of a rubric that hides two checks."""
+    folder = tmp_path_factory.mktemp("export")
+    source = project_file("rubrics/attention_head.toml").read_text(encoding="utf-8")
+    hidden = {"mask.fully_masked_row_nan", "self_attention.permutation_equivariance"}
+    for check_id, visibility in zip(sorted(hidden), ("hidden", "after_due_date")):
+        marker = f'id = "{check_id}"'
+        start = source.index(marker)
+        end = source.index('visibility = "visible"', start)
+        source = source[:end] + f'visibility = "{visibility}"' + source[end + len('visibility = "visible"'):]
+    rubric = folder / "course.toml"
+    rubric.write_text(source, encoding="utf-8")
+    out = folder / "student"
+    result = CliRunner().invoke(cli, ["export-student", str(out), "--rubric", str(rubric), "--install", "attention-grader"])
+    assert result.exit_code == 0, result.output
+    return out, hidden
+
+
+def _statements(source: str) -> set[str]:
+    """The reference's code, as normalised statements (docstrings the template shares aside)."""
+    kinds = (ast.Assign, ast.AugAssign, ast.Return, ast.If, ast.Expr)
+    return {ast.unparse(node) for node in ast.walk(ast.parse(source)) if isinstance(node, kinds)
+            and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))}
+
+
+def test_student_bundle_has_no_reference_and_no_hidden_checks(student_bundle):
+    out, hidden = student_bundle
+    files = {path.relative_to(out).as_posix(): path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    assert set(files) == {"attention.py", "README.md", "rubric.toml", ".github/workflows/classroom.yml"}
+    statements = _statements(project_file(REFERENCE_HEAD).read_text(encoding="utf-8"))
+    assert len(statements) > 5
+    for name, content in files.items():
+        if name.endswith(".py"):
+            assert not statements & _statements(content.decode()), name
+        for check_id in hidden:
+            assert check_id.encode() not in content, (name, check_id)
+    public = load_rubric(out / "rubric.toml")
+    full = load_rubric(project_file("rubrics/attention_head.toml"))
+    assert set(public.check_ids) == set(full.check_ids) - hidden
+    assert all(check.visibility == "visible" for check in public.checks)
+    assert "grader check attention.py --rubric rubric.toml" in files["README.md"].decode()
+
+
+def test_classroom_workflow_reports_what_the_grader_found(student_bundle, tmp_path):
+    out, _ = student_bundle
+    workflow = yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text())
+    # GitHub Classroom reads points only from this workflow and job name.
+    assert workflow["name"] == "Autograding Tests"
+    (job,) = workflow["jobs"].values()
+    assert list(workflow["jobs"]) == ["run-autograding-tests"]
+    steps = {step.get("id"): step for step in job["steps"]}
+    reporter = next(step for step in job["steps"] if "autograding-grading-reporter" in step.get("uses", ""))
+    runner = reporter["with"]["runners"]
+    assert runner.isalnum()
+    assert reporter["env"][f"{runner.upper()}_RESULTS"] == f"${{{{ steps.{runner}.outputs.result }}}}"
+
+    # Run the grading step as Actions would (bash -eo pipefail) in a student's repository.
+    repository = tmp_path / "repository"
+    shutil.copytree(out, repository)
+    shutil.copyfile(BUGGY, repository / "attention.py")
+    output, summary = tmp_path / "github_output", tmp_path / "step_summary"
+    run = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", steps[runner]["run"]],
+        cwd=repository,
+        env=_environment(GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    (line,) = output.read_text().splitlines()
+    name, _, value = line.partition("=")
+    assert name == "result"
+    result = json.loads(base64.b64decode(value))
+    public = load_rubric(out / "rubric.toml")
+    assert result["max_score"] == public.max_score
+    failed = [test["name"] for test in result["tests"] if test["status"] != "pass"]
+    assert "attention.scaling" in failed and result["status"] == "fail"
+    assert "| FAIL | `attention.scaling` |" in summary.read_text()
+
+
+def _pytest(submission: Path, folder: Path, *extra: str) -> subprocess.CompletedProcess:
+    shutil.copyfile(submission, folder / "attention.py")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--attention-submission", "attention.py", "-p", "no:cacheprovider", *extra],
+        cwd=folder,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_pytest_plugin_runs_the_checks_with_pytest_output(graded_heads, tmp_path):
+    run = _pytest(BUGGY, tmp_path)
+    expected = graded_heads["buggy__missing_scale"]
+    failing = [check for check in expected.checks if check.status != "passed"]
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert f"{len(failing)} failed, {len(expected.checks) - len(failing)} passed" in run.stdout
+    assert f"{expected.score - 0:g}/{expected.max_score:g} points" in run.stdout
+    scaling = next(check for check in failing if check.id == "attention.scaling")
+    assert scaling.feedback in run.stdout and "reproduce it:" in run.stdout
+    assert "Traceback" not in run.stdout
+
+    clean = _pytest(REFERENCE, tmp_path, "-q")
+    assert clean.returncode == 0 and "100/100 points (+5 bonus)" in clean.stdout
+
+
+def test_pytest_plugin_keeps_the_submission_out_of_pytest(tmp_path):
+    # os._exit in causal_mask would end pytest itself if the submission ran in its process.
+    run = _pytest(ROOT / "tests" / "hostile" / "os_exit_in_causal_mask.py", tmp_path, "--attention-rubric",
+                  str(project_file("rubrics/attention_head.toml")))
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "FAILED" in run.stdout and "test_values" in run.stdout and "points" in run.stdout
+
+
+def test_pytest_plugin_refuses_a_missing_submission(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--attention-submission", "nowhere.py", "-p", "no:cacheprovider"],
+        cwd=tmp_path, env=_environment(), capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 4 and "nowhere.py" in run.stderr, run.stderr
