@@ -50,16 +50,19 @@ class GraderGroup(click.Group):
             ctx.exit(INTERNAL_ERROR_EXIT)
 
 
+RUBRIC_OPTION = click.option(
+    "--rubric",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Rubric TOML file (default: the bundled rubrics/attention_head.toml).",
+)
+
+
 def shared_options(command: Callable) -> Callable:
     """The rubric and the limits, shared by every grading command."""
     defaults = Limits()
     options = [
-        click.option(
-            "--rubric",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Rubric TOML file (default: the bundled rubrics/attention_head.toml).",
-        ),
+        RUBRIC_OPTION,
         click.option(
             "--call-timeout",
             type=click.FloatRange(min=0.1),
@@ -240,12 +243,7 @@ def grade(
 
 @cli.command("gradescope-bundle")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--rubric",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Rubric TOML file (default: the bundled rubrics/attention_head.toml).",
-)
+@RUBRIC_OPTION
 def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
     """Write Gradescope's autograder zip to OUT (upload it as the assignment's autograder).
 
@@ -259,12 +257,7 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
 
 @cli.command("export-student")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option(
-    "--rubric",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Rubric TOML file (default: the bundled rubrics/attention_head.toml); only its visible checks are exported.",
-)
+@RUBRIC_OPTION
 @click.option(
     "--install",
     metavar="SPEC",
@@ -274,7 +267,7 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
 )
 def export_student_command(out: Path, rubric: Path | None, install: str) -> None:
     """Write into the folder OUT what students receive: the template, the GitHub
-    Classroom workflow, the visible checks' rubric and the commands to run them.
+    Classroom workflow, the rubric's visible checks and the commands to run them.
 
     Never the reference head, and no hidden or after-due-date check.
     """
