@@ -27,6 +27,7 @@ import _hypothesis_pytestplugin  # noqa: F401
 import pytest_jsonreport.plugin  # noqa: F401
 import grader.checks
 import grader.plugin  # noqa: F401
+import grader.pytest_entry  # noqa: F401
 
 for _module in pkgutil.iter_modules(grader.checks.__path__):
     importlib.import_module(f"grader.checks.{_module.name}")

@@ -1,12 +1,12 @@
 """The pytest plugin that runs the checks against one sandboxed submission.
 
-Installed as a pytest plugin (the ``pytest11`` entry point ``grader.plugin``), so a
-student who lives in pytest can run ``pytest --attention-submission attention.py``: with
-no test paths given, pytest then collects the grader's checks, and each failure reads as
-the grader's feedback and the lines that reproduce it. Without that option the plugin
-does nothing.
+Loaded by :mod:`grader.pytest_entry` (which defines the ``--attention-*`` options) when
+``--attention-submission`` is given, so a student who lives in pytest can run
+``pytest --attention-submission attention.py``: with no test paths given, pytest then
+collects the grader's checks, and each failure reads as the grader's feedback and the
+lines that reproduce it.
 
-It adds the ``--attention-*`` options, provides the ``submission`` fixture (a
+It provides the ``submission`` fixture (a
 :class:`grader.proxy.Submission`, whose worker is sandboxed as ``--attention-sandbox``
 says: bubblewrap wherever it works), runs only the checks the rubric names, and attaches
 each check's outcome (status, kind, feedback, counterexample) to its pytest-json-report
@@ -30,7 +30,7 @@ from grader.errors import UsageError
 from grader.report import failure_details
 from grader.resources import DEFAULT_RUBRIC, examples_cache, project_file
 from grader.rubric import CHECKS_FOLDER, load_rubric
-from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
+from grader.sandbox import Limits, resolve_isolation
 
 SUBMISSION = pytest.StashKey[Submission]()
 REPLAYS = pytest.StashKey[dict]()
@@ -42,29 +42,6 @@ def check_id(item: pytest.Item) -> str:
     """The stable id of a check: ``<module>.<function name without test_>``."""
     module = item.module.__name__.removeprefix(CHECKS_PACKAGE)
     return f"{module}.{item.originalname.removeprefix('test_')}"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("attention", "grading an attention.py submission")
-    group.addoption("--attention-submission", metavar="PATH", help="the attention.py to grade")
-    group.addoption("--attention-rubric", metavar="PATH", help="run only the checks this rubric scores")
-    defaults = Limits()
-    group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")
-    group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
-    group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
-    group.addoption(
-        "--attention-sandbox",
-        choices=["auto", *ISOLATIONS],
-        default="auto",
-        help="isolation of the submission: bubblewrap where it works (auto), or a plain process",
-    )
-    group.addoption(
-        "--attention-examples",
-        metavar="DIR",
-        help="cache of recorded examples to replay before running Hypothesis live (see grader.examples; "
-        "default: the grader's cache folder)",
-    )
-    group.addoption("--attention-live", action="store_true", help="run every check live, without replay")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -83,7 +83,7 @@ def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: 
         "-p",
         "_hypothesis_pytestplugin",
         "-p",
-        "grader.plugin",
+        "grader.pytest_entry",
         "-W",
         "ignore",
         f"--attention-submission={submission}",

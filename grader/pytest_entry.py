@@ -1,0 +1,44 @@
+"""The pytest plugin students install with the grader (its ``pytest11`` entry point).
+
+It adds the ``--attention-*`` options and nothing else until ``--attention-submission``
+is given; then it loads :mod:`grader.plugin`, which runs the checks. Every pytest run in
+an environment that has the grader installed loads this module, so it stays light: the
+checks' plugin imports numpy and Hypothesis, about 0.2 s that a run of other tests
+should not pay.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.sandbox import ISOLATIONS, Limits
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("attention", "grading an attention.py submission")
+    group.addoption("--attention-submission", metavar="PATH", help="the attention.py to grade")
+    group.addoption("--attention-rubric", metavar="PATH", help="run only the checks this rubric scores")
+    defaults = Limits()
+    group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")
+    group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
+    group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
+    group.addoption(
+        "--attention-sandbox",
+        choices=["auto", *ISOLATIONS],
+        default="auto",
+        help="isolation of the submission: bubblewrap where it works (auto), or a plain process",
+    )
+    group.addoption(
+        "--attention-examples",
+        metavar="DIR",
+        help="cache of recorded examples to replay before running Hypothesis live (see grader.examples; "
+        "default: the grader's cache folder)",
+    )
+    group.addoption("--attention-live", action="store_true", help="run every check live, without replay")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("attention_submission"):
+        # Registered now, it still gets this pytest_configure call (a historic hook).
+        config.pluginmanager.import_plugin("grader.plugin")
