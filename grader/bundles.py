@@ -22,6 +22,7 @@ from grader.rubric import Rubric
 
 GRADESCOPE_TEMPLATES = PACKAGE / "templates" / "gradescope"
 EXECUTABLES = frozenset({"setup.sh", "run_autograder"})
+CLASSROOM_WORKFLOW = ".github/workflows/classroom.yml"
 # What the grader imports at run time, pinned to the versions installed here.
 RUNTIME_REQUIREMENTS = ("numpy", "pytest", "pytest-json-report", "hypothesis", "click")
 # Zip entries get one fixed time, so the same grader and rubric give the same bytes.
@@ -86,9 +87,22 @@ def export_student(out: Path, rubric: Rubric, install: str) -> list[str]:
             shutil.copyfile(path, target)
             written.append(target.relative_to(out).as_posix())
     write_atomic(out / "rubric.toml", public_rubric_toml(rubric))
+    workflow = out / CLASSROOM_WORKFLOW
+    workflow.write_text(_with_install(workflow.read_text(encoding="utf-8"), install), encoding="utf-8")
     readme = out / "README.md"
     readme.write_text(readme.read_text(encoding="utf-8") + _self_check_section(install), encoding="utf-8")
     return sorted({*written, "rubric.toml"})
+
+
+def _with_install(workflow: str, install: str) -> str:
+    """The Classroom workflow installing ``install`` unless the variable GRADER_PACKAGE says otherwise."""
+    quoted = install.replace("'", "''")  # a string in a GitHub Actions expression
+    if "\n" in install or "${{" in install:
+        raise UsageError(f"--install {install!r} is not a pip requirement")
+    line = "GRADER_PACKAGE: ${{ vars.GRADER_PACKAGE }}"
+    if line not in workflow:
+        raise UsageError(f"the student template's {CLASSROOM_WORKFLOW} no longer sets GRADER_PACKAGE")
+    return workflow.replace(line, f"GRADER_PACKAGE: ${{{{ vars.GRADER_PACKAGE || '{quoted}' }}}}")
 
 
 def public_rubric_toml(rubric: Rubric) -> str:

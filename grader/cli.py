@@ -261,9 +261,9 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
 @click.option(
     "--install",
     metavar="SPEC",
-    default=f"attention-grader=={__version__}",
-    show_default=True,
-    help="What students pass to pip install to get the grader.",
+    required=True,
+    help="The pip requirement that installs this grader for students, such as "
+    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.3.0'.",
 )
 def export_student_command(out: Path, rubric: Path | None, install: str) -> None:
     """Write into the folder OUT what students receive: the template, the GitHub

@@ -115,6 +115,41 @@ def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rub
     assert [(r["student"], r["score"], r["causal_mask.values"]) for r in rows] == [("ada", "6", "3"), ("bea", "0", "0")]
 
 
+def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    shutil.copyfile(REFERENCE, submissions / "lovelaceada_123456_789_attention.py")
+    shutil.copyfile(TEMPLATE, submissions / "bea.py")
+    out = tmp_path / "out"
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--junit", "--canvas",
+                 "--canvas-assignment", "Attention (42)")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader((out / "canvas.csv").read_text().splitlines()))
+    assert rows[0][-1] == "Attention (42)" and rows[1] == ["Points Possible", "", "", "", "", "5"]
+    assert sorted((row[0], row[1], row[3], row[5]) for row in rows[2:]) == [
+        ("bea", "", "bea", "0"), ("lovelaceada", "123456", "", "6"),
+    ]
+    junit = (out / "junit.xml").read_text()
+    assert junit.count("<testsuite ") == 2 and 'name="bea"' in junit
+
+
+def test_check_writes_each_format_where_asked(tmp_path, small_rubric):
+    result = run("check", REFERENCE, "--rubric", small_rubric, "--format", f"junit:{tmp_path / 'j.xml'}",
+                 "--format", "gradescope")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["score"] == 6  # gradescope on stdout, in place of the text
+    assert "<testsuites" in (tmp_path / "j.xml").read_text()
+
+
+@pytest.mark.parametrize(
+    "formats, message",
+    [(["--format", "pdf"], "'pdf' is not one of"), (["--format", "junit", "--json", "-"], "only one format")],
+)
+def test_bad_formats_are_usage_errors(small_rubric, formats, message):
+    result = run("check", REFERENCE, "--rubric", small_rubric, *formats)
+    assert result.exit_code == 2 and message in result.output
+
+
 @pytest.mark.parametrize(
     "layout, message",
     [

@@ -17,7 +17,8 @@ from junitparser import Error, Failure, JUnitXml
 
 from grader.formats import REPORT_FORMATS, classroom, gradescope, junit, markdown
 from grader.formats.gradebook import canvas_csv, grades_csv
-from grader.report import Report
+from grader.report import Report, score_summary
+from grader.scoring import failed_run
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 BUGGY = "buggy__missing_scale"  # fails several checks, with counterexamples and a diagnosis
@@ -56,6 +57,22 @@ def test_gradescope_output_hides_what_hidden_checks_found(graded_heads):
     hidden = json.loads(gradescope.results_json(_with_visibility(report, {failed[0]: "hidden"})))
     assert report.diagnoses[0]["message"] not in hidden["output"]
     assert next(test for test in hidden["tests"] if test["name"].startswith(failed[0]))["visibility"] == "hidden"
+
+
+def test_gradescope_output_gives_no_total_when_checks_are_hidden(graded_heads):
+    report = graded_heads[BUGGY]
+    failed = next(check for check in report.checks if check.status != "passed")
+    output = gradescope.results(_with_visibility(report, {failed.id: "after_due_date"}))["output"]
+    assert score_summary(report) not in output and "/100" not in output
+    visible = [c for c in report.checks if c.id != failed.id and not c.bonus]
+    assert f"{sum(c.points for c in visible):g}/{sum(c.max_points for c in visible):g}" in output
+
+
+def test_gradescope_output_keeps_the_graders_own_errors_from_students(graded_heads, rubric):
+    report = failed_run(rubric, "pytest said: mask.secret_check broke", kind="grader_error", student="x",
+                        submission="x.py", submission_sha256="", duration_s=0.0)
+    output = gradescope.results(report)["output"]
+    assert "secret_check" not in output and "could not finish" in output
 
 
 def test_gradescope_bonus_is_extra_credit(graded_heads):
@@ -118,14 +135,34 @@ def test_classroom_result_adds_up_as_the_reporter_adds_it(graded_heads, head):
 
 
 def test_markdown_summary_is_a_table_that_submissions_cannot_break(graded_heads):
+    nasty = "x | ![i](https://evil.example/p.png) [t](https://evil.example) <script>alert(1)</script>\n| a |"
     report = graded_heads[BUGGY]
-    report = replace(report, student="x | <script>alert(1)</script>")
+    checks = [replace(check, description=nasty) for check in report.checks]
+    report = replace(report, student=nasty, error=nasty, checks=checks,
+                     diagnoses=[{"id": "d", "message": nasty}])
     text = markdown.job_summary(report)
     rows = [line for line in text.splitlines() if line.startswith("| ") and "`" in line]
     assert len(rows) == len(report.checks)
     assert all(row.count(" | ") == 3 for row in rows)
-    assert "<script>" not in text
-    assert "reproduce it:" in text
+    assert "<script>" not in text and "](" not in text and "![" not in text
+    assert "reproduce it:" not in text  # a report with an error lists no failures
+
+
+def test_classroom_status_follows_the_graded_checks(graded_heads, rubric):
+    reference = graded_heads[REFERENCE]
+    no_bonus = replace(reference, checks=[
+        replace(check, status="failed", points=0.0) if check.bonus else check for check in reference.checks
+    ])
+    assert classroom.result(no_bonus)["status"] == "pass"  # full marks without the bonus
+    timed_out = replace(reference, checks=[
+        replace(check, status="timeout", points=0.0) if check.id == "attention.shapes" else check
+        for check in reference.checks
+    ])
+    assert classroom.result(timed_out)["status"] == "fail"
+    assert {test["name"]: test["status"] for test in classroom.result(timed_out)["tests"]}["attention.shapes"] == "error"
+    unimportable = failed_run(rubric, "SyntaxError on line 3", kind="import_failed", student="x",
+                              submission="x.py", submission_sha256="", duration_s=0.0)
+    assert classroom.result(unimportable)["status"] == "error"
 
 
 def test_every_format_renders_every_head(graded_heads):
@@ -154,6 +191,13 @@ def test_canvas_csv_has_the_header_canvas_accepts(graded_heads):
     assert by_student[BUGGY][3] == BUGGY and by_student[BUGGY][5] == f"{graded_heads[BUGGY].score:g}"
     assert "'=cmd()" in by_student  # a formula is text
     assert all(len(row) == 6 for row in rows)
+
+
+def test_canvas_leaves_no_score_where_the_grader_failed(rubric):
+    report = failed_run(rubric, "the check process stopped", kind="grader_error", student="ada",
+                        submission="ada.py", submission_sha256="", duration_s=0.0)
+    rows = _rows(canvas_csv([report], "A", 100.0))
+    assert rows[2] == ["ada", "", "", "ada", "", ""]
 
 
 def test_grades_csv_has_a_column_per_check(graded_heads, rubric):

@@ -20,6 +20,7 @@ import yaml
 from click.testing import CliRunner
 
 from grader.cli import cli
+from grader.report import score_summary
 from grader.resources import REFERENCE_HEAD, project_file
 from grader.rubric import load_rubric
 
@@ -94,10 +95,16 @@ def test_run_autograder_grades_the_submission(autograder_zip, graded_heads, tmp_
 
 
 def test_run_autograder_finds_a_nested_file_and_explains_a_missing_one(autograder_zip, tmp_path):
-    nested = _fake_autograder(autograder_zip, tmp_path / "nested", {"hw/attention.py": REFERENCE.read_bytes()})
-    assert nested["score"] == 105  # full marks and the bonus
+    nested = _fake_autograder(
+        autograder_zip,
+        tmp_path / "nested",
+        {"hw/attention.py": REFERENCE.read_bytes(), ".venv/lib/attention.py": b"", "hw/deep/attention.py": b""},
+    )
+    assert nested["score"] == 105  # full marks and the bonus: hw/attention.py was graded
     missing = _fake_autograder(autograder_zip, tmp_path / "missing", {"attn.py": REFERENCE.read_bytes()})
     assert missing["score"] == 0 and "attention.py" in missing["output"]
+    too_large = _fake_autograder(autograder_zip, tmp_path / "large", {"attention.py": b"#" * (2 << 20)})
+    assert too_large["score"] == 0 and "at most" in too_large["output"]
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +121,8 @@ def student_bundle(tmp_path_factory) -> tuple[Path, set[str]]:
     rubric = folder / "course.toml"
     rubric.write_text(source, encoding="utf-8")
     out = folder / "student"
-    result = CliRunner().invoke(cli, ["export-student", str(out), "--rubric", str(rubric), "--install", "attention-grader"])
+    install = "attention-grader @ git+https://example.org/course/grader@v1"
+    result = CliRunner().invoke(cli, ["export-student", str(out), "--rubric", str(rubric), "--install", install])
     assert result.exit_code == 0, result.output
     return out, hidden
 
@@ -142,6 +150,7 @@ def test_student_bundle_has_no_reference_and_no_hidden_checks(student_bundle):
     assert set(public.check_ids) == set(full.check_ids) - hidden
     assert all(check.visibility == "visible" for check in public.checks)
     assert "grader check attention.py --rubric rubric.toml" in files["README.md"].decode()
+    assert "git+https://example.org/course/grader@v1" in files[".github/workflows/classroom.yml"].decode()
 
 
 def test_classroom_workflow_reports_what_the_grader_found(student_bundle, tmp_path):
@@ -200,7 +209,7 @@ def test_pytest_plugin_runs_the_checks_with_pytest_output(graded_heads, tmp_path
     failing = [check for check in expected.checks if check.status != "passed"]
     assert run.returncode == 1, run.stdout[-2000:]
     assert f"{len(failing)} failed, {len(expected.checks) - len(failing)} passed" in run.stdout
-    assert f"{expected.score - 0:g}/{expected.max_score:g} points" in run.stdout
+    assert score_summary(expected) in run.stdout
     scaling = next(check for check in failing if check.id == "attention.scaling")
     assert scaling.feedback in run.stdout and "reproduce it:" in run.stdout
     assert "Traceback" not in run.stdout

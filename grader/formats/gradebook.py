@@ -47,7 +47,8 @@ def canvas_csv(reports: list[Report], assignment: str, points_possible: float) -
 
     A submission downloaded from Canvas keeps its file name, which carries the student's
     Canvas user id: that fills ``ID``. Any other id is taken to be the student's login
-    (``SIS Login ID``), as when submissions are named after students' usernames.
+    (``SIS Login ID``), as when submissions are named after students' usernames. A
+    submission the grader could not finish grading gets an empty cell (no score), not 0.
     """
     rows = [[*CANVAS_IDENTITY_COLUMNS, assignment], ["Points Possible", "", "", "", "", f"{points_possible:g}"]]
     for report in reports:
@@ -56,5 +57,6 @@ def canvas_csv(reports: list[Report], assignment: str, points_possible: float) -
             identity = [download["name"], download["user_id"], "", "", ""]
         else:
             identity = [report.student, "", "", report.student, ""]
-        rows.append([*map(_cell, identity), f"{report.score:g}"])
+        unfinished = any(check.kind == "grader_error" for check in report.checks)
+        rows.append([*map(_cell, identity), "" if unfinished else f"{report.score:g}"])
     return _csv(rows)

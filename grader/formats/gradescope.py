@@ -4,7 +4,8 @@ Gradescope shows each test's name, score out of ``max_score`` and ``output``, ho
 each test's ``visibility`` (``visible``, ``hidden``, ``after_due_date``: the rubric's
 own words). A bonus check is a test worth 0 whose score is its points, which is how
 Gradescope shows extra credit; so the ``max_score`` of the tests adds up to the
-rubric's. The top-level ``output`` never speaks of checks the student cannot see.
+rubric's. The top-level ``output`` never speaks of checks the student cannot see: not
+their points, not the mistakes they found, not the grader's own errors.
 """
 
 from __future__ import annotations
@@ -53,8 +54,16 @@ def _test(number: int, check: CheckEntry) -> dict[str, Any]:
 
 
 def _overall_output(report: Report) -> str:
-    lines = [score_summary(report)]
-    if report.error:
+    visible = [check for check in report.checks if check.visibility == "visible"]
+    if len(visible) == len(report.checks):
+        lines = [score_summary(report)]
+    else:  # the total would tell what the checks out of sight found
+        earned = sum(check.points for check in visible if not check.bonus)
+        possible = sum(check.max_points for check in visible if not check.bonus)
+        lines = [f"Visible checks: {earned:g}/{possible:g} points; more checks are graded out of sight."]
+    if any(check.kind == "grader_error" for check in report.checks):
+        lines.append("The grader could not finish grading this submission; your instructor has the details.")
+    elif report.error:
         lines.append(report.error)
     # A diagnosis could give away what a hidden check found, so diagnoses are shown only
     # when every failed check is one the student can see.

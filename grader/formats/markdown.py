@@ -8,12 +8,18 @@ table or inject HTML into the page.
 from __future__ import annotations
 
 import html
+import re
 
 from grader.report import SYMBOLS, Report, check_details, score_summary
 
 
+MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]()!#|<>{}~])")
+
+
 def _cell(text: str) -> str:
-    return html.escape(" ".join(text.split())).replace("|", "\\|")
+    """One line of plain text: Markdown syntax and HTML escaped, so links, images and tags
+    from a submission show as the characters they are."""
+    return MARKDOWN_SYNTAX.sub(r"\\\1", html.escape(" ".join(text.split()), quote=False))
 
 
 def job_summary(report: Report) -> str:
