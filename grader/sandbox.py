@@ -13,7 +13,9 @@ Two isolations:
   the Python standard library and numpy, its folder mounted read-only and a private
   ``/tmp``. The grader, the reference head and other submissions are not in its view.
 - ``process`` (a self-check): a plain subprocess with the limits above, for machines
-  without bubblewrap (a student's laptop, macOS).
+  without bubblewrap (a student's laptop, macOS). Run by root (a Gradescope container),
+  it drops to uid/gid 65534, so the submission cannot write the grader's files or its
+  results, wherever that user can run this Python at all.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from grader.errors import UsageError
 
@@ -37,6 +40,7 @@ WORKER_SCRIPTS = ("worker.py", "wire.py")
 MIB = 1024 * 1024
 ISOLATIONS = ("bubblewrap", "process")
 NOBODY = "65534"
+UNPRIVILEGED: dict[str, Any] = {"user": int(NOBODY), "group": int(NOBODY), "extra_groups": []}
 # Paths inside the bubblewrap sandbox.
 SANDBOX_FOLDER = "/submission"
 SANDBOX_SITE = "/opt/grader-site"
@@ -136,6 +140,29 @@ def bubblewrap_works() -> bool:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@cache
+def unprivileged_python_works() -> bool:
+    """Whether uid/gid 65534 can start this Python and import numpy (tried once). Not
+    where the interpreter lives in root's home, as with pyenv under /root."""
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-s", "-c", "import numpy"],
+            cwd="/",
+            env=_worker_environment("/"),
+            capture_output=True,
+            timeout=30,
+            **UNPRIVILEGED,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
+
+
+def _process_credentials() -> dict[str, Any]:
+    """Popen arguments that drop a root grader's plain worker to uid/gid 65534 when it can run there."""
+    return UNPRIVILEGED if os.geteuid() == 0 and unprivileged_python_works() else {}
+
+
 def resolve_isolation(choice: str) -> str:
     """``auto`` becomes bubblewrap where it works, else process; bubblewrap must work.
 
@@ -168,15 +195,20 @@ class WorkerProcess:
         for name in WORKER_SCRIPTS:
             shutil.copyfile(here / name, scripts / name)
         (self.folder / "attention.py").write_bytes(submission.read_bytes())
+        # Readable, not writable, by the unprivileged uid the worker runs as.
         for path in (self.folder, scripts):
-            path.chmod(0o755)  # readable by the sandbox's unprivileged uid
+            path.chmod(0o755)
+        for path in (self.folder / "attention.py", *(scripts / name for name in WORKER_SCRIPTS)):
+            path.chmod(0o644)
         environment = _worker_environment(str(self.folder))
         if self.isolation == "bubblewrap":
             inside = [f"{SANDBOX_FOLDER}/.grader/worker.py", f"{SANDBOX_FOLDER}/attention.py"]
             command = _bubblewrap_command(self.folder, environment, [*inside, json.dumps(limits.rlimits())])
+            credentials: dict[str, Any] = {}
         else:
             inside = [str(scripts / "worker.py"), str(self.folder / "attention.py")]
             command = [sys.executable, "-s", *inside, json.dumps(limits.rlimits())]
+            credentials = _process_credentials()
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -185,6 +217,7 @@ class WorkerProcess:
             cwd=self.folder,
             env=environment,
             start_new_session=True,
+            **credentials,
         )
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
