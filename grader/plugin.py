@@ -33,6 +33,7 @@ from grader.rubric import CHECKS_FOLDER, load_rubric
 from grader.sandbox import Limits, resolve_isolation
 
 SUBMISSION = pytest.StashKey[Submission]()
+COLLECT_CHECKS = pytest.StashKey[bool]()
 REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
 CHECKS_PACKAGE = "grader.checks."
@@ -60,14 +61,24 @@ def pytest_configure(config: pytest.Config) -> None:
             isolation=isolation,
         )
         if config.args_source != pytest.Config.ArgsSource.ARGS:
-            # No test paths on the command line: the checks are the tests. Named one by
-            # one, so pytest collects them whatever its python_files pattern is.
-            config.args = [str(module) for module in sorted(CHECKS_FOLDER.glob("*.py")) if module.name != "__init__.py"]
+            # No test paths on the command line: the checks are the tests (collected by
+            # pytest_collect_file below, whatever pytest's python_files pattern is).
+            config.args = [str(CHECKS_FOLDER)]
+            config.stash[COLLECT_CHECKS] = True
         config.stash[SUBMISSION] = submission = Submission(Path(path), limits)
         submission.start_worker()  # it imports numpy while pytest collects the checks
         config.pluginmanager.register(ReportExtras(submission), "attention-report-extras")
         if config.getoption("tbstyle") != "no":  # the grader's own runs pass --tb=no
             config.pluginmanager.register(StudentView(config), "attention-student-view")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
+    """Each check module, when the checks stand in for a student's tests: they then show
+    as ``softmax.py::test_axis``."""
+    wanted = parent.config.stash.get(COLLECT_CHECKS, False)
+    if wanted and file_path.parent == CHECKS_FOLDER and file_path.name != "__init__.py":
+        return pytest.Module.from_parent(parent, path=file_path)
+    return None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -213,6 +213,7 @@ def test_pytest_plugin_runs_the_checks_with_pytest_output(graded_heads, tmp_path
     scaling = next(check for check in failing if check.id == "attention.scaling")
     assert scaling.feedback in run.stdout and "reproduce it:" in run.stdout
     assert "Traceback" not in run.stdout
+    assert "FAILED attention.py::test_scaling" in run.stdout  # the check module, not the submission
 
     clean = _pytest(REFERENCE, tmp_path, "-q")
     assert clean.returncode == 0 and "100/100 points (+5 bonus)" in clean.stdout
