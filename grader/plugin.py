@@ -23,10 +23,10 @@ import pytest
 from hypothesis.errors import Flaky
 
 from grader import counterexample, diagnoses, traces
+from grader.errors import UsageError
 from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
-from grader.errors import UsageError
 from grader.report import failure_details
 from grader.resources import DEFAULT_RUBRIC, examples_cache, project_file
 from grader.rubric import CHECKS_FOLDER, load_rubric
