@@ -36,7 +36,8 @@ from grader.outcomes import (
     WorkerCrashed,
     outcome,
 )
-from grader.sandbox import Limits, WorkerProcess
+from grader.sandbox import Limits
+from grader.workers import Worker, start_worker as start_worker_process
 
 # Argument names as the lesson writes them, for counterexamples and repro snippets.
 PARAMETERS = {
@@ -137,8 +138,8 @@ class Submission(StudentFunctions):
         self.limits = limits
         self.functions: tuple[str, ...] = ()
         self.example_calls: list[Call] = []
-        self._worker: WorkerProcess | None = None
-        self._starting: WorkerProcess | None = None  # started, not yet ready
+        self._worker: Worker | None = None
+        self._starting: Worker | None = None  # started, not yet ready
         self._session_failure: SubmissionError | None = None
         self._check_failure: SubmissionError | None = None
         self._check_started = time.monotonic()
@@ -252,7 +253,7 @@ class Submission(StudentFunctions):
         """Start the worker now, so its start overlaps whatever comes before the first call."""
         if self._worker is None and self._starting is None and self._session_failure is None:
             try:
-                self._starting = WorkerProcess(self.path, self.limits)
+                self._starting = start_worker_process(self.path, self.limits)
             except OSError:
                 pass  # the first call starts it again and reports what goes wrong
 
@@ -341,7 +342,7 @@ class Submission(StudentFunctions):
         self._check_failure = CallTimedOut(message, calls=list(self.example_calls))
         raise self._check_failure from None
 
-    def _receive(self, function: str, worker: WorkerProcess) -> Reply:
+    def _receive(self, function: str, worker: Worker) -> Reply:
         """The worker's reply to its oldest unanswered call, within the call's deadline."""
         try:
             header, replies = wire.read_frame(worker.replies, time.monotonic() + self._timeout())
@@ -383,10 +384,10 @@ class Submission(StudentFunctions):
             raise FunctionMissing(f"attention.py does not define {function}()")
         raise wire.WireError(f"unexpected reply status {status!r}")
 
-    def _ready_worker(self) -> WorkerProcess:
+    def _ready_worker(self) -> Worker:
         if self._worker is not None:
             return self._worker
-        worker, self._starting = self._starting or WorkerProcess(self.path, self.limits), None
+        worker, self._starting = self._starting or start_worker_process(self.path, self.limits), None
         try:
             header, _ = wire.read_frame(worker.replies, time.monotonic() + self.limits.import_timeout)
         except wire.Deadline:

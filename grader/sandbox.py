@@ -7,11 +7,14 @@ killed as a whole, and rlimits it applies to itself before the submission is imp
 
 Two isolations:
 
-- ``bubblewrap`` (the grade of record): the worker runs under ``bwrap`` with every
-  namespace unshared (no network, its own PIDs, so every process it starts dies with
-  it), no capabilities, uid/gid 65534, a read-only view of only the system libraries,
-  the Python standard library and numpy, its folder mounted read-only and a private
-  ``/tmp``. The grader, the reference head and other submissions are not in its view.
+- ``bubblewrap`` (the grade of record): workers run under ``bwrap`` with every
+  namespace unshared (no network, their own PIDs), no capabilities, uid/gid 65534, a
+  read-only view of only the system libraries, the Python standard library and numpy,
+  their folder mounted read-only and a private ``/tmp``. The grader, the reference head
+  and other submissions are not in their view. Each process keeps one such sandbox
+  running :mod:`grader.zygote`, which has imported numpy and forks a worker per
+  submission from it, after killing whatever the previous one left running (see
+  there for what keeps submissions apart).
 - ``process`` (a self-check): a plain subprocess with the limits above, for machines
   without bubblewrap (a student's laptop, macOS). Run by root (a Gradescope container),
   it drops to uid/gid 65534, so the submission cannot write the grader's files or its
@@ -21,7 +24,6 @@ Two isolations:
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import signal
@@ -36,7 +38,6 @@ from typing import Any
 
 from grader.errors import UsageError
 
-WORKER_SCRIPTS = ("worker.py", "wire.py")
 MIB = 1024 * 1024
 ISOLATIONS = ("bubblewrap", "process")
 NOBODY = "65534"
@@ -81,7 +82,7 @@ class Limits:
         }
 
 
-def _worker_environment(home: str) -> dict[str, str]:
+def worker_environment(home: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -95,7 +96,7 @@ def _worker_environment(home: str) -> dict[str, str]:
     }
 
 
-def _bubblewrap_command(folder: Path, environment: dict[str, str], python_args: list[str]) -> list[str]:
+def bubblewrap_command(folder: Path, environment: dict[str, str], python_args: list[str]) -> list[str]:
     """``bwrap`` arguments that show the worker only what Python and numpy need."""
     interpreter = os.path.realpath(sys.executable)
     base = sys.base_prefix
@@ -132,7 +133,7 @@ def bubblewrap_works() -> bool:
         return False
     folder = Path(tempfile.mkdtemp(prefix="grader-probe-"))
     try:
-        probe = _bubblewrap_command(folder, {}, ["-c", "import numpy"])
+        probe = bubblewrap_command(folder, {}, ["-c", "import numpy"])
         return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -148,7 +149,7 @@ def unprivileged_python_works() -> bool:
         probe = subprocess.run(
             [sys.executable, "-s", "-c", "import numpy"],
             cwd="/",
-            env=_worker_environment("/"),
+            env=worker_environment("/"),
             capture_output=True,
             timeout=30,
             **UNPRIVILEGED,
@@ -158,7 +159,7 @@ def unprivileged_python_works() -> bool:
     return probe.returncode == 0
 
 
-def _process_credentials() -> dict[str, Any]:
+def process_credentials() -> dict[str, Any]:
     """Popen arguments that drop a root grader's plain worker to uid/gid 65534 when it can run there."""
     return UNPRIVILEGED if os.geteuid() == 0 and unprivileged_python_works() else {}
 
@@ -183,66 +184,6 @@ def resolve_isolation(choice: str) -> str:
     return choice
 
 
-class WorkerProcess:
-    """A started worker: its pipes, its process and its folder."""
-
-    def __init__(self, submission: Path, limits: Limits) -> None:
-        self.isolation = limits.isolation
-        self.folder = Path(tempfile.mkdtemp(prefix="grader-worker-"))
-        scripts = self.folder / ".grader"
-        scripts.mkdir()
-        here = Path(__file__).parent
-        for name in WORKER_SCRIPTS:
-            shutil.copyfile(here / name, scripts / name)
-        (self.folder / "attention.py").write_bytes(submission.read_bytes())
-        # Readable, not writable, by the unprivileged uid the worker runs as.
-        for path in (self.folder, scripts):
-            path.chmod(0o755)
-        for path in (self.folder / "attention.py", *(scripts / name for name in WORKER_SCRIPTS)):
-            path.chmod(0o644)
-        environment = _worker_environment(str(self.folder))
-        if self.isolation == "bubblewrap":
-            inside = [f"{SANDBOX_FOLDER}/.grader/worker.py", f"{SANDBOX_FOLDER}/attention.py"]
-            command = _bubblewrap_command(self.folder, environment, [*inside, json.dumps(limits.rlimits())])
-            credentials: dict[str, Any] = {}
-        else:
-            inside = [str(scripts / "worker.py"), str(self.folder / "attention.py")]
-            command = [sys.executable, "-s", *inside, json.dumps(limits.rlimits())]
-            credentials = _process_credentials()
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=self.folder,
-            env=environment,
-            start_new_session=True,
-            **credentials,
-        )
-        self.requests = self.process.stdin.fileno()
-        self.replies = self.process.stdout.fileno()
-
-    def exit_description(self) -> str:
-        """How the worker ended, for a student: an exit code or the signal that killed it."""
-        try:
-            code = self.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            return "it stopped answering"
-        if self.isolation == "bubblewrap" and code > 128:
-            code = 128 - code  # bwrap reports a child killed by signal N as 128 + N
-        if code < 0:
-            try:
-                return f"it was killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"it was killed by signal {-code}"
-        return f"it exited with status {code}"
-
-    def kill(self) -> None:
-        """Kill the worker's whole session and remove its folder."""
-        kill_session(self.process)
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
 def kill_session(process: subprocess.Popen) -> None:
     """SIGKILL the session ``process`` leads (started with start_new_session), close its
     pipes and reap it."""
@@ -251,6 +192,8 @@ def kill_session(process: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     for pipe in (process.stdin, process.stdout):
+        if pipe is None:
+            continue
         try:
             pipe.close()
         except OSError:

@@ -4,8 +4,9 @@ Run as a script, never imported by the grader::
 
     python -I worker.py SUBMISSION LIMITS_JSON
 
-It is copied, with ``wire.py``, into the worker's own temporary folder, so it imports
-nothing from the grader package. Requests arrive on stdin and replies leave on stdout
+or forked by :mod:`zygote` (bubblewrap), which hands :func:`serve` the submission's
+bytes. It is copied, with ``wire.py``, into the worker's own temporary folder, so it
+imports nothing from the grader package. Requests arrive on stdin and replies leave on stdout
 as :mod:`wire` frames; before the submission runs, both are moved to private file
 descriptors and fds 0/1 are pointed at /dev/null and stderr, so whatever the submission
 prints cannot corrupt a frame.
@@ -20,6 +21,9 @@ import os
 import resource
 import sys
 import traceback
+import types
+
+import wire  # the copy beside this script in the sandbox folder, not grader.wire
 
 FUNCTIONS = ("softmax", "attention", "self_attention", "causal_mask")
 MAX_MESSAGE = 500
@@ -77,6 +81,16 @@ def _import_submission(path: str):
     return module
 
 
+def load_source(source: bytes, path: str):
+    """The submission as module ``attention`` from its bytes, as if imported from ``path``
+    (compile reads a PEP 263 coding line from bytes as the import system does)."""
+    module = types.ModuleType("attention")
+    module.__file__ = path
+    sys.modules["attention"] = module
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
 def _answer(module, request: dict, arrays: list, path: str) -> bytes:
     name = request.get("function")
     function = getattr(module, name, None) if name in FUNCTIONS else None
@@ -95,13 +109,10 @@ def _answer(module, request: dict, arrays: list, path: str) -> bytes:
     return wire.encode(header, packer.arrays)
 
 
-def main() -> None:
-    requests, replies = _claim_protocol_fds()
-    _die_with_parent()
-    path, limits = os.path.abspath(sys.argv[1]), json.loads(sys.argv[2])
-    _apply_limits(limits)
+def serve(requests: int, replies: int, path: str, load) -> None:
+    """Import the submission with ``load()`` and answer calls until the requests pipe closes."""
     try:
-        module = _import_submission(path)
+        module = load()
     except BaseException as error:
         wire.write_all(replies, wire.encode({"status": "import_failed", **_describe(error, path)}, []))
         return
@@ -117,7 +128,13 @@ def main() -> None:
             wire.write_all(replies, _answer(module, call, arrays, path))
 
 
-if __name__ == "__main__":
-    import wire  # the copy beside this script in the sandbox folder
+def main() -> None:
+    requests, replies = _claim_protocol_fds()
+    _die_with_parent()
+    path, limits = os.path.abspath(sys.argv[1]), json.loads(sys.argv[2])
+    _apply_limits(limits)
+    serve(requests, replies, path, lambda: _import_submission(path))
 
+
+if __name__ == "__main__":
     main()

@@ -89,3 +89,17 @@ def test_no_report_or_submission_was_touched_after_grading(hostile_batch):
     }
     folder = hostile_batch["folder"]
     assert {path.name: digest(path) for path in folder.iterdir()} == hostile_batch["sources"]
+
+
+def test_what_one_submission_leaves_running_never_meets_the_next(tmp_path, rubric):
+    """Workers of one job are forked in one sandbox, one after another: a daemon that kills
+    every process started after it must be gone before the next submission's worker starts."""
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    shutil.copyfile(TESTS / "hostile" / "daemon_kills_later_processes.py", folder / "a_daemon.py")
+    shutil.copyfile(TESTS.parent / "reference" / "attention.py", folder / "b_reference.py")
+    reports = grade_folder(folder, tmp_path / "out", rubric, SHORT, jobs=1)
+    assert [(report.student, report.score >= rubric.max_score) for report in reports] == [
+        ("a_daemon", True),
+        ("b_reference", True),
+    ]

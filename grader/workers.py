@@ -1,0 +1,245 @@
+"""Starting a worker: a plain process, or forked inside bubblewrap by this process's zygote.
+
+:func:`start_worker` is the one way in. Every worker has a request pipe and a reply pipe
+(``requests``, ``replies``), says how it ended (``exit_description``) and can be killed
+(``kill``), whichever way it was started:
+
+- ``process`` isolation: :class:`WorkerProcess`, ``python worker.py`` in a fresh folder
+  holding a copy of the submission, in its own session, dropped to uid 65534 where that
+  works (see grader.sandbox);
+- ``bubblewrap`` isolation: :class:`ForkedWorker`, forked by :mod:`grader.zygote`, which
+  runs in one bubblewrap sandbox per grader process and has imported numpy already: a
+  worker then starts in about a millisecond instead of about 60 ms of Python and numpy
+  start-up. The zygote kills whatever the previous worker left running before it forks
+  the next one (see grader.zygote for what keeps submissions apart); a zygote that
+  stops answering is killed with its sandbox and replaced.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grader import wire
+from grader.sandbox import (
+    SANDBOX_FOLDER,
+    Limits,
+    bubblewrap_command,
+    kill_session,
+    process_credentials,
+    worker_environment,
+)
+
+SCRIPTS = ("worker.py", "wire.py", "zygote.py")
+# How long the zygote may take to answer; a spawn takes about a millisecond, its very
+# first one the zygote's start (Python and numpy).
+ZYGOTE_TIMEOUT_S = 20.0
+EXIT_WAIT_S = 1.0
+
+
+def _folder(submission: bytes | None) -> Path:
+    """A fresh folder with the worker scripts under ``.grader/`` (and the submission as
+    ``attention.py``), readable, not writable, by the unprivileged uid workers run as."""
+    folder = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+    scripts = folder / ".grader"
+    scripts.mkdir()
+    here = Path(__file__).parent
+    files = []
+    for name in SCRIPTS:
+        shutil.copyfile(here / name, scripts / name)
+        files.append(scripts / name)
+    if submission is not None:
+        (folder / "attention.py").write_bytes(submission)
+        files.append(folder / "attention.py")
+    for path in (folder, scripts):
+        path.chmod(0o755)
+    for path in files:
+        path.chmod(0o644)
+    return folder
+
+
+def describe_exit(code: int | None) -> str:
+    """How a worker ended, for a student: its exit status or the signal that killed it."""
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        try:
+            return f"it was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"it was killed by signal {-code}"
+    return f"it exited with status {code}"
+
+
+class WorkerProcess:
+    """A worker in a plain process of its own: its pipes, its process and its folder."""
+
+    def __init__(self, submission: Path, limits: Limits) -> None:
+        self.folder = _folder(submission.read_bytes())
+        scripts = self.folder / ".grader"
+        command = [sys.executable, "-s", str(scripts / "worker.py"), str(self.folder / "attention.py")]
+        self.process = subprocess.Popen(
+            [*command, json.dumps(limits.rlimits())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self.folder,
+            env=worker_environment(str(self.folder)),
+            start_new_session=True,
+            **process_credentials(),
+        )
+        self.requests = self.process.stdin.fileno()
+        self.replies = self.process.stdout.fileno()
+
+    def exit_description(self) -> str:
+        try:
+            return describe_exit(self.process.wait(timeout=EXIT_WAIT_S))
+        except subprocess.TimeoutExpired:
+            return describe_exit(None)
+
+    def kill(self) -> None:
+        """Kill the worker's whole session and remove its folder."""
+        kill_session(self.process)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class ZygoteFailed(OSError):
+    """The zygote did not answer as it should; it has been killed and will be replaced."""
+
+
+class Zygote:
+    """The trusted side of :mod:`grader.zygote`: one bubblewrap sandbox that forks workers.
+
+    Requests are answered in order, one at a time; any request that fails kills the
+    zygote with its sandbox (and every worker in it), and the next spawn starts a new one.
+    """
+
+    def __init__(self) -> None:
+        self.folder = _folder(None)
+        self._control: socket.socket | None = None
+        self._process: subprocess.Popen | None = None
+        atexit.register(self.close)
+
+    def _start(self) -> socket.socket:
+        control, remote = socket.socketpair()
+        environment = worker_environment(SANDBOX_FOLDER)
+        command = bubblewrap_command(self.folder, environment, [f"{SANDBOX_FOLDER}/.grader/zygote.py"])
+        with remote:
+            self._process = subprocess.Popen(
+                command,
+                stdin=remote,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.folder,
+                env=environment,
+                start_new_session=True,
+            )
+        self._control = control
+        return control
+
+    def request(self, fields: dict[str, Any], arrays: list[np.ndarray] = (), fds: list[int] = ()) -> dict[str, Any]:
+        """Send one request (handing over ``fds``) and return the zygote's reply."""
+        control = self._control or self._start()
+        deadline = time.monotonic() + ZYGOTE_TIMEOUT_S
+        try:
+            socket.send_fds(control, [b"r"], list(fds))
+            wire.write_all(control.fileno(), wire.encode(fields, list(arrays)), deadline)
+            reply, _ = wire.read_frame(control.fileno(), deadline)
+        except (OSError, wire.WireError) as error:
+            self.stop()
+            raise ZygoteFailed(f"the sandbox's zygote failed: {error}") from None
+        if "error" in reply:
+            self.stop()
+            raise ZygoteFailed(f"the sandbox's zygote refused a request: {reply['error']}")
+        return reply
+
+    def spawn(self, submission: bytes, limits: Limits) -> ForkedWorker:
+        """A new worker for ``submission``, after everything the previous one left is killed.
+        A zygote that fails is replaced once before the failure is raised."""
+        requests_read, requests_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+        source = np.frombuffer(submission, dtype=np.uint8)
+        try:
+            for attempt in (1, 2):
+                try:
+                    reply = self.request(
+                        {"op": "spawn", "limits": limits.rlimits()}, [source], [requests_read, replies_write]
+                    )
+                    break
+                except ZygoteFailed:
+                    if attempt == 2:
+                        os.close(requests_write)
+                        os.close(replies_read)
+                        raise
+        finally:
+            os.close(requests_read)
+            os.close(replies_write)
+        return ForkedWorker(self, int(reply["pid"]), requests_write, replies_read)
+
+    def stop(self) -> None:
+        """Kill the zygote's sandbox and every worker in it."""
+        if self._process is not None:
+            kill_session(self._process)
+            self._process = None
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class ForkedWorker:
+    """A worker the zygote forked: its pipes, and its pid inside the sandbox."""
+
+    def __init__(self, zygote: Zygote, pid: int, requests: int, replies: int) -> None:
+        self._zygote = zygote
+        self.pid = pid
+        self.requests = requests
+        self.replies = replies
+
+    def exit_description(self) -> str:
+        try:
+            reply = self._zygote.request({"op": "status", "pid": self.pid, "wait_s": EXIT_WAIT_S})
+        except ZygoteFailed:
+            return describe_exit(None)
+        code = reply.get("code")
+        return describe_exit(code if type(code) is int else None)
+
+    def kill(self) -> None:
+        """Close the pipes and have the zygote kill the worker and whatever it started."""
+        if self.requests < 0:
+            return  # killed already: the descriptor numbers may belong to others by now
+        for fd in (self.requests, self.replies):
+            os.close(fd)
+        self.requests = self.replies = -1
+        try:
+            self._zygote.request({"op": "clear"})
+        except ZygoteFailed:
+            pass  # the zygote, its sandbox and the worker are gone
+
+
+Worker = WorkerProcess | ForkedWorker
+_zygote: Zygote | None = None
+
+
+def start_worker(submission: Path, limits: Limits) -> Worker:
+    """Start a worker for ``submission`` as ``limits.isolation`` says."""
+    global _zygote
+    if limits.isolation != "bubblewrap":
+        return WorkerProcess(submission, limits)
+    if _zygote is None:
+        _zygote = Zygote()
+    return _zygote.spawn(submission.read_bytes(), limits)
