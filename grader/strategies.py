@@ -15,6 +15,8 @@ fails, in a few dozen.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -30,43 +32,64 @@ def values(bound: float = 3.0) -> st.SearchStrategy[float]:
     return st.floats(-bound, bound, allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
 
-def sides(max_side: int = MAX_SIDE) -> st.SearchStrategy[int]:
-    return st.integers(1, max_side)
+@functools.cache  # strategies are immutable: built (and validated) once, not at every draw
+def sides(max_side: int = MAX_SIDE, min_side: int = 1) -> st.SearchStrategy[int]:
+    return st.integers(min_side, max_side)
 
 
-def generator(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
+# Arrays are drawn inside composite strategies by these helpers, which take the
+# composite's ``draw``: a nested strategy would be built and validated at every draw,
+# which was a fifth of a live run's time.
 
 
-@st.composite
-def grid_arrays(draw: st.DrawFn, shape: tuple[int, ...], bound: float = 3.0) -> np.ndarray:
+def grid(draw: st.DrawFn, shape: tuple[int, ...], bound: float = 3.0) -> np.ndarray:
     """A float64 array of ``shape`` whose values are multiples of a quarter in [-bound, bound]."""
     steps = int(bound * STEPS_PER_UNIT)
-    drawn = generator(draw(seeds)).integers(-steps, steps, size=shape, endpoint=True)
+    drawn = np.random.default_rng(draw(seeds)).integers(-steps, steps, size=shape, endpoint=True)
     return drawn / STEPS_PER_UNIT
 
 
-@st.composite
-def whole_arrays(draw: st.DrawFn, shape: tuple[int, ...], bound: int) -> np.ndarray:
+def whole(draw: st.DrawFn, shape: tuple[int, ...], bound: int) -> np.ndarray:
     """A float64 array of ``shape`` holding whole numbers in [-bound, bound]."""
-    return generator(draw(seeds)).integers(-bound, bound, size=shape, endpoint=True).astype(np.float64)
+    return np.random.default_rng(draw(seeds)).integers(-bound, bound, size=shape, endpoint=True).astype(np.float64)
 
 
-def matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
-    return grid_arrays((rows, cols), bound)
+def mask(draw: st.DrawFn, rows: int, cols: int) -> np.ndarray:
+    """A bool (rows, cols) mask with at least one True in every row."""
+    rng = np.random.default_rng(draw(seeds))
+    drawn = rng.random((rows, cols)) < 0.5
+    drawn[np.arange(rows), rng.integers(0, cols, size=rows)] = True
+    return drawn
+
+
+def qkv(draw: st.DrawFn, *, max_side: int = MAX_SIDE, bound: float = 3.0, square: bool = False) -> tuple:
+    """``(Q, K, V)`` with independent sizes (``n_q == n_k`` when ``square``)."""
+    side = sides(max_side)
+    n_q, d_k, d_v = draw(side), draw(side), draw(side)
+    n_k = n_q if square else draw(side)
+    return grid(draw, (n_q, d_k), bound), grid(draw, (n_k, d_k), bound), grid(draw, (n_k, d_v), bound)
 
 
 def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.SearchStrategy[np.ndarray]:
     """Score arrays of one to three axes, as softmax meets them."""
     shapes = hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=MAX_SIDE)
-    return shapes.flatmap(lambda shape: grid_arrays(shape, bound))
+
+    @st.composite
+    def draw_logits(draw: st.DrawFn) -> np.ndarray:
+        return grid(draw, draw(shapes), bound)
+
+    return draw_logits()
 
 
 @st.composite
 def logits_and_axis(draw: st.DrawFn) -> tuple[np.ndarray, int]:
     """A 2-D or 3-D score array and an axis that is not its last one."""
-    x = draw(logits(min_dims=2))
-    return x, draw(st.integers(0, x.ndim - 2))
+    x = draw(TWO_OR_THREE_D_LOGITS)
+    return x, draw(AXES[x.ndim])
+
+
+TWO_OR_THREE_D_LOGITS = logits(min_dims=2)
+AXES = {ndim: st.integers(0, ndim - 2) for ndim in (2, 3)}
 
 
 @st.composite
@@ -76,39 +99,38 @@ def wide_range_logits(draw: st.DrawFn) -> np.ndarray:
     A softmax without the max shift overflows on these; one that subtracts a single
     global max underflows to 0/0 on the rows of small spread.
     """
-    rows, cols = draw(st.integers(2, 5)), draw(sides())
-    unit = draw(matrices(rows, cols, bound=1.0))
-    rng = generator(draw(seeds))
+    rows, cols = draw(sides(5, min_side=2)), draw(sides())
+    unit = grid(draw, (rows, cols), bound=1.0)
+    rng = np.random.default_rng(draw(seeds))
     spread = rng.choice([1e-3, 1.0, 1e3], size=(rows, 1))
     offset = rng.choice([-1e3, 0.0, 1e3], size=(rows, 1))
     return offset + spread * unit
 
 
 @st.composite
-def attention_inputs(
-    draw: st.DrawFn, *, max_side: int = MAX_SIDE, bound: float = 3.0, square: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def attention_inputs(draw: st.DrawFn, *, square: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` with independent sizes (``n_q == n_k`` when ``square``)."""
-    n_q, d_k, d_v = draw(sides(max_side)), draw(sides(max_side)), draw(sides(max_side))
-    n_k = n_q if square else draw(sides(max_side))
-    return draw(matrices(n_q, d_k, bound)), draw(matrices(n_k, d_k, bound)), draw(matrices(n_k, d_v, bound))
+    return qkv(draw, square=square)
+
+
+FOUR_DISTINCT_SIDES = st.lists(st.integers(1, 7), min_size=4, max_size=4, unique=True)
 
 
 @st.composite
 def distinct_size_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` where n_q, n_k, d_k and d_v are four different numbers."""
-    n_q, n_k, d_k, d_v = draw(st.lists(st.integers(1, 7), min_size=4, max_size=4, unique=True))
-    return draw(matrices(n_q, d_k)), draw(matrices(n_k, d_k)), draw(matrices(n_k, d_v))
+    n_q, n_k, d_k, d_v = draw(FOUR_DISTINCT_SIDES)
+    return grid(draw, (n_q, d_k)), grid(draw, (n_k, d_k)), grid(draw, (n_k, d_v))
 
 
 @st.composite
 def scaling_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` with d_k anywhere in 1..256 and d_v, n_q, n_k all different from it."""
-    d_k = draw(st.integers(1, 256))
-    small = st.integers(1, 5).filter(lambda side: side != d_k)
+    d_k = draw(sides(256))
+    small = st.sampled_from([side for side in range(1, 6) if side != d_k])
     n_q, n_k = draw(small), draw(small)
-    d_v = draw(small.filter(lambda side: side not in (n_q, n_k)))
-    return draw(matrices(n_q, d_k, 1.5)), draw(matrices(n_k, d_k, 1.5)), draw(matrices(n_k, d_v))
+    d_v = draw(st.sampled_from([side for side in range(1, 7) if side not in (d_k, n_q, n_k)]))
+    return grid(draw, (n_q, d_k), 1.5), grid(draw, (n_k, d_k), 1.5), grid(draw, (n_k, d_v))
 
 
 @st.composite
@@ -118,30 +140,22 @@ def large_score_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndar
     Q and K hold whole numbers, so their dot products are exact in float32 too: a float32
     head is then judged on its softmax, not on rounding the inputs.
     """
-    n_q, n_k, d_k, d_v = draw(sides(4)), draw(sides(4)), draw(st.integers(1, 4)), draw(sides(4))
-    return draw(whole_arrays((n_q, d_k), 40)), draw(whole_arrays((n_k, d_k), 40)), draw(matrices(n_k, d_v))
-
-
-@st.composite
-def masks(draw: st.DrawFn, rows: int, cols: int) -> np.ndarray:
-    """A bool (rows, cols) mask with at least one True in every row."""
-    rng = generator(draw(seeds))
-    mask = rng.random((rows, cols)) < 0.5
-    mask[np.arange(rows), rng.integers(0, cols, size=rows)] = True
-    return mask
+    side = sides(4)
+    n_q, n_k, d_k, d_v = draw(side), draw(side), draw(side), draw(side)
+    return whole(draw, (n_q, d_k), 40), whole(draw, (n_k, d_k), 40), grid(draw, (n_k, d_v))
 
 
 @st.composite
 def masked_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with an arbitrary mask that keeps one key per query at least."""
-    Q, K, V = draw(attention_inputs())
-    return Q, K, V, draw(masks(Q.shape[0], K.shape[0]))
+    Q, K, V = qkv(draw)
+    return Q, K, V, mask(draw, Q.shape[0], K.shape[0])
 
 
 @st.composite
 def causal_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` for n tokens under the lesson's causal mask."""
-    Q, K, V = draw(attention_inputs(square=True))
+    Q, K, V = qkv(draw, square=True)
     return Q, K, V, np.tril(np.ones((Q.shape[0], Q.shape[0]), dtype=bool))
 
 
@@ -152,18 +166,18 @@ def one_of_masks() -> st.SearchStrategy[tuple]:
 
 def any_attention_inputs() -> st.SearchStrategy[tuple]:
     """``(Q, K, V, mask)`` where the mask is None, causal or arbitrary."""
-    unmasked = attention_inputs().map(lambda qkv: (*qkv, None))
+    unmasked = attention_inputs().map(lambda drawn: (*drawn, None))
     return st.one_of(unmasked, causal_attention_inputs(), masked_attention_inputs())
 
 
 @st.composite
 def one_row_fully_masked(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with at least two queries, exactly one of them fully masked."""
-    Q, K, V = draw(attention_inputs())
-    Q = np.vstack([Q, draw(matrices(1, Q.shape[1]))])
-    mask = draw(masks(Q.shape[0], K.shape[0]))
-    mask[draw(st.integers(0, Q.shape[0] - 1))] = False
-    return Q, K, V, mask
+    Q, K, V = qkv(draw)
+    Q = np.vstack([Q, grid(draw, (1, Q.shape[1]))])
+    drawn = mask(draw, Q.shape[0], K.shape[0])
+    drawn[draw(sides(Q.shape[0])) - 1] = False
+    return Q, K, V, drawn
 
 
 @st.composite
@@ -171,12 +185,13 @@ def self_attention_inputs(
     draw: st.DrawFn, *, min_n: int = 1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(X, Wq, Wk, Wv)`` for a sequence of n tokens."""
-    n, d_model, d_k, d_v = draw(st.integers(min_n, MAX_SIDE)), draw(sides()), draw(sides()), draw(sides())
+    side = sides()
+    n, d_model, d_k, d_v = draw(sides(MAX_SIDE, min_side=min_n)), draw(side), draw(side), draw(side)
     return (
-        draw(matrices(n, d_model)),
-        draw(matrices(d_model, d_k, 1.0)),
-        draw(matrices(d_model, d_k, 1.0)),
-        draw(matrices(d_model, d_v, 1.0)),
+        grid(draw, (n, d_model)),
+        grid(draw, (d_model, d_k), 1.0),
+        grid(draw, (d_model, d_k), 1.0),
+        grid(draw, (d_model, d_v), 1.0),
     )
 
 
@@ -189,5 +204,6 @@ def with_permutation(xw: tuple[np.ndarray, ...]) -> st.SearchStrategy[tuple]:
 @st.composite
 def batched_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` with a leading batch axis: (b, n_q, d_k), (b, n_k, d_k), (b, n_k, d_v)."""
-    b, n_q, n_k, d_k, d_v = (draw(sides(4)) for _ in range(5))
-    return draw(grid_arrays((b, n_q, d_k))), draw(grid_arrays((b, n_k, d_k))), draw(grid_arrays((b, n_k, d_v)))
+    side = sides(4)
+    b, n_q, n_k, d_k, d_v = (draw(side) for _ in range(5))
+    return grid(draw, (b, n_q, d_k)), grid(draw, (b, n_k, d_k)), grid(draw, (b, n_k, d_v))
