@@ -18,16 +18,25 @@ import importlib
 import json
 import os
 import pkgutil
+import shutil
 import sys
 
-import pytest
+from grader import workers
+
+# Where bubblewrap is installed, its zygote starts first: the sandbox imports numpy on the
+# other core while this process imports pytest and Hypothesis. (If the grader then runs
+# workers as plain processes, it is never asked for anything and dies with this process.)
+if shutil.which("bwrap"):
+    workers.zygote()
+
+import pytest  # noqa: E402
 
 # Imported now, while the grader is still starting, rather than during the first run.
-import _hypothesis_pytestplugin  # noqa: F401
-import pytest_jsonreport.plugin  # noqa: F401
-import grader.checks
-import grader.plugin  # noqa: F401
-import grader.pytest_entry  # noqa: F401
+import _hypothesis_pytestplugin  # noqa: F401, E402
+import pytest_jsonreport.plugin  # noqa: F401, E402
+import grader.checks  # noqa: E402
+import grader.plugin  # noqa: F401, E402
+import grader.pytest_entry  # noqa: F401, E402
 
 for _module in pkgutil.iter_modules(grader.checks.__path__):
     importlib.import_module(f"grader.checks.{_module.name}")

@@ -16,6 +16,7 @@ A rubric lists checks in report order::
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import tomllib
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ class Rubric:
         return sum(check.points for check in self.checks if not check.bonus)
 
 
+@functools.cache  # the check sources of a running grader do not change; a check process reads them once
 def available_check_ids() -> frozenset[str]:
     """Every check id the library defines, read from the source without importing it."""
     ids = set()

@@ -35,6 +35,7 @@ UNUSED_PYTEST_PLUGINS = (
     "cacheprovider", "unraisableexception", "threadexception", "doctest", "junitxml",
     "pastebin", "stepwise", "unittest", "subtests", "setuponly", "setupplan",
 )
+GRACEFUL_STOP_S = 2.0
 PYTEST_INI = "[pytest]\npython_files = *.py\npython_functions = test_*\n"
 
 
@@ -196,6 +197,14 @@ class CheckProcess:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        # Asked to stop (its stdin closed), it ends its sandbox and removes its folders
+        # itself; killed, it could not.
+        if self._process is not None:
+            try:
+                self._process.stdin.close()
+                self._process.wait(timeout=GRACEFUL_STOP_S)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         self.close()
         shutil.rmtree(self._home, ignore_errors=True)
 

@@ -45,6 +45,7 @@ UNPRIVILEGED: dict[str, Any] = {"user": int(NOBODY), "group": int(NOBODY), "extr
 # Paths inside the bubblewrap sandbox.
 SANDBOX_FOLDER = "/submission"
 SANDBOX_SITE = "/opt/grader-site"
+SCRATCH_BYTES = 16 * 1024 * 1024  # each of the sandbox's /tmp and /dev/shm
 
 
 @dataclass(frozen=True)
@@ -96,15 +97,23 @@ def worker_environment(home: str) -> dict[str, str]:
     }
 
 
-def bubblewrap_command(folder: Path, environment: dict[str, str], python_args: list[str]) -> list[str]:
-    """``bwrap`` arguments that show the worker only what Python and numpy need."""
+def bubblewrap_command(
+    folder: Path, environment: dict[str, str], python_args: list[str], *, as_pid_1: bool = False
+) -> list[str]:
+    """``bwrap`` arguments that show the worker only what Python and numpy need.
+
+    ``as_pid_1`` runs the command as the init of the sandbox's PID namespace (the zygote):
+    no other process in the sandbox can then stop, kill or ptrace it.
+    """
     interpreter = os.path.realpath(sys.executable)
     base = sys.base_prefix
     base_site = sysconfig.get_path("purelib", vars={"base": base, "platbase": base})
     # Located, not imported: the CLI process never needs numpy itself.
     numpy_folder = Path(importlib.util.find_spec("numpy").origin).resolve().parent
     command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    command += ["--unshare-user", "--uid", NOBODY, "--gid", NOBODY, "--clearenv"]
+    command += ["--unshare-user", "--disable-userns", "--uid", NOBODY, "--gid", NOBODY, "--clearenv"]
+    if as_pid_1:
+        command += ["--as-pid-1"]
     for system in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/alternatives"):
         if os.path.islink(system):
             command += ["--symlink", os.readlink(system), system]
@@ -112,7 +121,7 @@ def bubblewrap_command(folder: Path, environment: dict[str, str], python_args: l
             command += ["--ro-bind", system, system]
     command += ["--ro-bind", base, base]
     if os.path.isdir(base_site):
-        command += ["--tmpfs", base_site]  # the grader may be installed here: hide it
+        command += ["--tmpfs", base_site, "--remount-ro", base_site]  # the grader may be installed here: hide it
     if not interpreter.startswith((base + os.sep, "/usr/")):
         command += ["--ro-bind", os.path.dirname(interpreter), os.path.dirname(interpreter)]
     command += ["--ro-bind", str(numpy_folder), f"{SANDBOX_SITE}/numpy"]
@@ -120,7 +129,9 @@ def bubblewrap_command(folder: Path, environment: dict[str, str], python_args: l
     if libraries.is_dir():
         command += ["--ro-bind", str(libraries), f"{SANDBOX_SITE}/numpy.libs"]
     command += ["--ro-bind", str(folder), SANDBOX_FOLDER, "--chdir", SANDBOX_FOLDER]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # Writable space is small: what a worker leaves there is not counted in its RLIMIT_AS.
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(SCRATCH_BYTES), "--tmpfs", "/dev/shm", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
     for name, value in {**environment, "HOME": "/tmp", "PYTHONPATH": SANDBOX_SITE}.items():
         command += ["--setenv", name, value]
     return command + ["--", interpreter, "-S", *python_args]

@@ -4,8 +4,7 @@ Run as a script, never imported by the grader::
 
     python -I worker.py SUBMISSION LIMITS_JSON
 
-or forked by :mod:`zygote` (bubblewrap), which hands :func:`serve` the submission's
-bytes. It is copied, with ``wire.py``, into the worker's own temporary folder, so it
+or forked by :mod:`zygote` (bubblewrap), which then calls :func:`serve`. It is copied, with ``wire.py``, into the worker's own temporary folder, so it
 imports nothing from the grader package. Requests arrive on stdin and replies leave on stdout
 as :mod:`wire` frames; before the submission runs, both are moved to private file
 descriptors and fds 0/1 are pointed at /dev/null and stderr, so whatever the submission
@@ -21,7 +20,6 @@ import os
 import resource
 import sys
 import traceback
-import types
 
 import wire  # the copy beside this script in the sandbox folder, not grader.wire
 
@@ -78,16 +76,6 @@ def _import_submission(path: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules["attention"] = module
     spec.loader.exec_module(module)
-    return module
-
-
-def load_source(source: bytes, path: str):
-    """The submission as module ``attention`` from its bytes, as if imported from ``path``
-    (compile reads a PEP 263 coding line from bytes as the import system does)."""
-    module = types.ModuleType("attention")
-    module.__file__ = path
-    sys.modules["attention"] = module
-    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
     return module
 
 

@@ -43,9 +43,10 @@ from grader.sandbox import (
 )
 
 SCRIPTS = ("worker.py", "wire.py", "zygote.py")
-# How long the zygote may take to answer; a spawn takes about a millisecond, its very
-# first one the zygote's start (Python and numpy).
-ZYGOTE_TIMEOUT_S = 20.0
+# How long the zygote may take to answer: a spawn takes about a millisecond, but the very
+# first one waits for the zygote's own start (Python and numpy).
+SPAWN_TIMEOUT_S = 20.0
+REQUEST_TIMEOUT_S = 5.0
 EXIT_WAIT_S = 1.0
 
 
@@ -123,39 +124,48 @@ class Zygote:
 
     Requests are answered in order, one at a time; any request that fails kills the
     zygote with its sandbox (and every worker in it), and the next spawn starts a new one.
+    ``generation`` counts the sandboxes started, so a worker knows whether its own is gone.
     """
 
     def __init__(self) -> None:
         self.folder = _folder(None)
+        self.generation = 0
         self._control: socket.socket | None = None
         self._process: subprocess.Popen | None = None
         atexit.register(self.close)
 
-    def _start(self) -> socket.socket:
+    def start(self) -> None:
+        """Start the sandbox now, unless it runs (it imports numpy while the caller goes on)."""
+        if self._control is not None:
+            return
         control, remote = socket.socketpair()
         environment = worker_environment(SANDBOX_FOLDER)
-        command = bubblewrap_command(self.folder, environment, [f"{SANDBOX_FOLDER}/.grader/zygote.py"])
-        with remote:
-            self._process = subprocess.Popen(
-                command,
-                stdin=remote,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=self.folder,
-                env=environment,
-                start_new_session=True,
-            )
-        self._control = control
-        return control
-
-    def request(self, fields: dict[str, Any], arrays: list[np.ndarray] = (), fds: list[int] = ()) -> dict[str, Any]:
-        """Send one request (handing over ``fds``) and return the zygote's reply."""
-        control = self._control or self._start()
-        deadline = time.monotonic() + ZYGOTE_TIMEOUT_S
+        command = bubblewrap_command(self.folder, environment, [f"{SANDBOX_FOLDER}/.grader/zygote.py"], as_pid_1=True)
         try:
-            socket.send_fds(control, [b"r"], list(fds))
-            wire.write_all(control.fileno(), wire.encode(fields, list(arrays)), deadline)
-            reply, _ = wire.read_frame(control.fileno(), deadline)
+            with remote:
+                self._process = subprocess.Popen(
+                    command,
+                    stdin=remote,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    cwd=self.folder,
+                    env=environment,
+                    start_new_session=True,
+                )
+        except OSError as error:
+            control.close()
+            raise ZygoteFailed(f"the sandbox's zygote did not start: {error}") from None
+        self._control = control
+        self.generation += 1
+
+    def request(self, fields: dict[str, Any], fds: list[int] = (), timeout: float = REQUEST_TIMEOUT_S) -> dict[str, Any]:
+        """Send one request (handing over ``fds``) and return the zygote's reply."""
+        self.start()
+        deadline = time.monotonic() + timeout
+        try:
+            socket.send_fds(self._control, [b"r"], list(fds))
+            wire.write_all(self._control.fileno(), wire.encode(fields, []), deadline)
+            reply, _ = wire.read_frame(self._control.fileno(), deadline)
         except (OSError, wire.WireError) as error:
             self.stop()
             raise ZygoteFailed(f"the sandbox's zygote failed: {error}") from None
@@ -165,27 +175,35 @@ class Zygote:
         return reply
 
     def spawn(self, submission: bytes, limits: Limits) -> ForkedWorker:
-        """A new worker for ``submission``, after everything the previous one left is killed.
-        A zygote that fails is replaced once before the failure is raised."""
+        """A new worker for ``submission``, forked after everything the previous one left is
+        gone. A zygote that fails is replaced once before the failure is raised."""
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
+        try:
+            try:
+                reply = self._spawn_request(limits, [requests_read, replies_write])
+            finally:
+                os.close(requests_read)
+                os.close(replies_write)
+            worker = ForkedWorker(self, int(reply["pid"]), requests_write, replies_read)
+        except BaseException:
+            os.close(requests_write)
+            os.close(replies_read)
+            raise
+        # The worker reads its source from its own pipe: the zygote never holds it. A
+        # worker that does not take it fails as a worker (its ready message never comes).
         source = np.frombuffer(submission, dtype=np.uint8)
         try:
-            for attempt in (1, 2):
-                try:
-                    reply = self.request(
-                        {"op": "spawn", "limits": limits.rlimits()}, [source], [requests_read, replies_write]
-                    )
-                    break
-                except ZygoteFailed:
-                    if attempt == 2:
-                        os.close(requests_write)
-                        os.close(replies_read)
-                        raise
-        finally:
-            os.close(requests_read)
-            os.close(replies_write)
-        return ForkedWorker(self, int(reply["pid"]), requests_write, replies_read)
+            wire.write_all(requests_write, wire.encode({"op": "source"}, [source]), time.monotonic() + REQUEST_TIMEOUT_S)
+        except (OSError, wire.WireError):
+            pass
+        return worker
+
+    def _spawn_request(self, limits: Limits, fds: list[int]) -> dict[str, Any]:
+        try:
+            return self.request({"op": "spawn", "limits": limits.rlimits()}, fds, SPAWN_TIMEOUT_S)
+        except ZygoteFailed:
+            return self.request({"op": "spawn", "limits": limits.rlimits()}, fds, SPAWN_TIMEOUT_S)
 
     def stop(self) -> None:
         """Kill the zygote's sandbox and every worker in it."""
@@ -206,15 +224,22 @@ class ForkedWorker:
 
     def __init__(self, zygote: Zygote, pid: int, requests: int, replies: int) -> None:
         self._zygote = zygote
+        self._generation = zygote.generation
         self.pid = pid
         self.requests = requests
         self.replies = replies
 
-    def exit_description(self) -> str:
+    def _zygote_request(self, fields: dict[str, Any]) -> dict[str, Any] | None:
+        """The reply of this worker's own zygote; None if that sandbox is gone (with the worker)."""
+        if self._zygote.generation != self._generation or self._zygote._control is None:
+            return None
         try:
-            reply = self._zygote.request({"op": "status", "pid": self.pid, "wait_s": EXIT_WAIT_S})
+            return self._zygote.request(fields)
         except ZygoteFailed:
-            return describe_exit(None)
+            return None
+
+    def exit_description(self) -> str:
+        reply = self._zygote_request({"op": "status", "pid": self.pid, "wait_s": EXIT_WAIT_S}) or {}
         code = reply.get("code")
         return describe_exit(code if type(code) is int else None)
 
@@ -225,21 +250,24 @@ class ForkedWorker:
         for fd in (self.requests, self.replies):
             os.close(fd)
         self.requests = self.replies = -1
-        try:
-            self._zygote.request({"op": "clear"})
-        except ZygoteFailed:
-            pass  # the zygote, its sandbox and the worker are gone
+        self._zygote_request({"op": "clear"})
 
 
 Worker = WorkerProcess | ForkedWorker
 _zygote: Zygote | None = None
 
 
-def start_worker(submission: Path, limits: Limits) -> Worker:
-    """Start a worker for ``submission`` as ``limits.isolation`` says."""
+def zygote() -> Zygote:
+    """This process's zygote, started on first use."""
     global _zygote
-    if limits.isolation != "bubblewrap":
-        return WorkerProcess(submission, limits)
     if _zygote is None:
         _zygote = Zygote()
-    return _zygote.spawn(submission.read_bytes(), limits)
+    _zygote.start()
+    return _zygote
+
+
+def start_worker(submission: Path, limits: Limits) -> Worker:
+    """Start a worker for ``submission`` as ``limits.isolation`` says."""
+    if limits.isolation != "bubblewrap":
+        return WorkerProcess(submission, limits)
+    return zygote().spawn(submission.read_bytes(), limits)

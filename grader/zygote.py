@@ -1,34 +1,43 @@
 """The sandboxed fork server: numpy is imported once, and each worker is forked from here.
 
-Run under bubblewrap as a script, never imported by the grader::
+Run under bubblewrap (``--as-pid-1``) as a script, never imported by the grader::
 
     python -S zygote.py
 
 Starting Python and importing numpy is most of what a fresh worker costs (about 60 ms
 of CPU); a forked worker starts in about a millisecond. The trusted side
-(:class:`grader.sandbox.Zygote`) talks to it over a Unix socket on its stdin. Each
+(:class:`grader.workers.Zygote`) talks to it over a Unix socket on its stdin. Each
 request is one byte, carrying the file descriptors it hands over, then a :mod:`wire`
 frame; each reply is a frame::
 
-    spawn   + the worker's request and reply pipes, the submission's bytes as a uint8 array
-            {"op": "spawn", "limits": {...}}  ->  {"pid": n}
-    status  {"op": "status", "pid": n}        ->  {"code": exit code, -signal, or None}
-    clear   {"op": "clear"}                   ->  {"cleared": true}
+    spawn   + the worker's request and reply pipes
+            {"op": "spawn", "limits": {...}}     ->  {"pid": n}
+    status  {"op": "status", "pid": n, "wait_s": s} ->  {"code": exit code, -signal, or None}
+    clear   {"op": "clear"}                      ->  {"cleared": true}
 
-Workers are the same uid as this process, so the rules that keep submissions apart:
+A forked worker reads the submission's bytes from its own request pipe, writes them to
+the sandbox's ``/tmp/attention.py`` and imports that file: the zygote never holds a
+submission, so no worker can find an earlier one in the memory it inherits.
 
-- before every spawn, and on clear, it kills every other process in the sandbox's PID
-  namespace (``kill(-1)``: everything it may signal but itself and the namespace's init)
-  until none is left, so nothing one submission started meets the next;
-- it is not dumpable, so no worker can ptrace it or read or write its memory;
-- a worker that kills or stops it only costs a restart: the trusted side then starts a
-  new sandbox;
-- it refuses to run outside a PID namespace of its own, where ``kill(-1)`` would reach
-  every process of the user.
+Workers have the zygote's uid, so these rules keep submissions apart:
+
+- before every spawn, and on clear, it kills every other process in the sandbox
+  (``kill(-1)`` from the init of the sandbox's PID namespace reaches all of them), then
+  empties ``/tmp`` and ``/dev/shm`` and removes every System V IPC object, so nothing
+  one submission started or left meets the next;
+- it is the namespace's init and not dumpable: no worker can stop, kill or ptrace it,
+  or read or write its memory;
+- what a worker can still change in it (rlimits, nice value, scheduling, CPU affinity,
+  through prlimit(2) and friends) is checked before every fork: a zygote that finds
+  itself changed exits, and the trusted side starts a new sandbox;
+- it refuses to run as anything but the init of its own PID namespace, where
+  ``kill(-1)`` would reach every process of the user.
 """
 
 import ctypes
 import os
+import resource
+import shutil
 import signal
 import socket
 import sys
@@ -39,15 +48,27 @@ import numpy  # noqa: F401  (imported once, for every worker forked from here)
 import wire  # the copies beside this script in the sandbox folder
 import worker
 
-SUBMISSION_PATH = "/submission/attention.py"
+SUBMISSION_PATH = "/tmp/attention.py"
+SCRATCH_FOLDERS = ("/tmp", "/dev/shm")
 CLEAR_SECONDS = 2.0
 PR_SET_DUMPABLE = 4
+IPC_RMID = 0
+# /proc/sysvipc/<kind> lists the ids in its second column; each kind has its own remover.
+IPC_KINDS = ("shm", "msg", "sem")
 
+_libc = ctypes.CDLL(None, use_errno=True)
 _exits: dict[int, int] = {}
 
 
+def _state() -> tuple:
+    """What a process of the same uid can change in this one and every worker inherits."""
+    limits = tuple(resource.getrlimit(getattr(resource, name)) for name in sorted(dir(resource)) if name.startswith("RLIMIT_"))
+    policy = os.sched_getscheduler(0)
+    return limits, os.getpriority(os.PRIO_PROCESS, 0), policy, os.sched_getparam(0), os.sched_getaffinity(0)
+
+
 def _reap() -> None:
-    """Collect every finished child, keeping its exit code (or -signal) for ``status``."""
+    """Collect every finished child (orphans included: this is init), keeping exit codes for ``status``."""
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -59,12 +80,45 @@ def _reap() -> None:
 
 
 def _others() -> list[int]:
-    me = os.getpid()
-    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) not in (1, me)]
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != 1]
+
+
+def _empty(folder: str) -> None:
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, onerror=_unlock_and_retry)
+        else:
+            os.unlink(path)
+
+
+def _unlock_and_retry(function, path: str, _error) -> None:
+    """A worker may have made a folder unreadable; this uid owns it, so it can open it again."""
+    os.chmod(os.path.dirname(path), 0o700)
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, 0o700)
+        shutil.rmtree(path, onerror=_unlock_and_retry)
+    else:
+        function(path)
+
+
+def _remove_ipc_objects() -> None:
+    removers = {"shm": lambda id_: _libc.shmctl(id_, IPC_RMID, None),
+                "msg": lambda id_: _libc.msgctl(id_, IPC_RMID, None),
+                "sem": lambda id_: _libc.semctl(id_, 0, IPC_RMID)}
+    for kind in IPC_KINDS:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as listing:
+                rows = listing.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            removers[kind](int(row.split()[1]))
 
 
 def _clear() -> None:
-    """Kill every other process in the sandbox; exit (the trusted side restarts) if some survive."""
+    """Kill every other process and remove what workers left; exit (the trusted side
+    starts a new sandbox) if anything survives."""
     deadline = time.monotonic() + CLEAR_SECONDS
     while True:
         try:
@@ -73,16 +127,22 @@ def _clear() -> None:
             pass  # nothing left to signal
         _reap()
         if not _others():
-            return
+            break
         if time.monotonic() > deadline:
             sys.exit("processes survived SIGKILL")
         time.sleep(0.001)
+    for folder in SCRATCH_FOLDERS:
+        _empty(folder)
+    _remove_ipc_objects()
+    if any(os.listdir(folder) for folder in SCRATCH_FOLDERS):
+        sys.exit("files survived the clean-up")
 
 
-def _become_worker(source: bytes, limits: dict, requests: int, replies: int) -> None:
+def _become_worker(limits: dict, requests: int, replies: int) -> None:
     """In the forked child: shed everything of the zygote's, then serve the submission."""
     try:
         os.setsid()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the zygote ignores it
         for name in os.listdir("/proc/self/fd"):
             fd = int(name)
             if fd > 2 and fd not in (requests, replies):
@@ -91,8 +151,15 @@ def _become_worker(source: bytes, limits: dict, requests: int, replies: int) -> 
                 except OSError:
                     pass
         worker._die_with_parent()
+        header, arrays = wire.read_frame(requests)
+        if header.get("op") != "source" or len(arrays) != 1:
+            return
+        with open(SUBMISSION_PATH, "wb") as stream:
+            stream.write(arrays[0].tobytes())
+        os.chmod(SUBMISSION_PATH, 0o444)
+        del header, arrays
         worker._apply_limits(limits)
-        worker.serve(requests, replies, SUBMISSION_PATH, lambda: worker.load_source(source, SUBMISSION_PATH))
+        worker.serve(requests, replies, SUBMISSION_PATH, lambda: worker._import_submission(SUBMISSION_PATH))
     finally:
         os._exit(0)  # never back into the zygote's loop
 
@@ -106,27 +173,31 @@ def _status(pid: int, wait_s: float) -> int | None:
 
 
 def main() -> None:
-    if os.getpid() != 2:  # bubblewrap runs its command as PID 2 of a new PID namespace
-        sys.exit("the zygote runs only as the command of its own bubblewrap sandbox")
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0)
+    if os.getpid() != 1:
+        sys.exit("the zygote runs only as the init of its own bubblewrap sandbox (--as-pid-1)")
+    _libc.prctl(PR_SET_DUMPABLE, 0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Python's handler would let a worker stop it
     worker._die_with_parent()
     control = socket.socket(fileno=os.dup(0))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    pristine = _state()
     while True:
         try:
             _, fds, _, _ = socket.recv_fds(control, 1, 2)
-            request, arrays = wire.read_frame(control.fileno())
+            request, _ = wire.read_frame(control.fileno())
         except (OSError, wire.WireError):
             return  # the trusted side is gone
         op = request.get("op")
-        if op == "spawn" and len(fds) == 2 and len(arrays) == 1:
+        if op == "spawn" and len(fds) == 2:
             _clear()
+            if _state() != pristine:
+                sys.exit("a worker changed the zygote's limits or scheduling")
             _exits.clear()
             pid = os.fork()
             if pid == 0:
-                _become_worker(arrays[0].tobytes(), request.get("limits", {}), *fds)
+                _become_worker(request.get("limits", {}), *fds)
             reply = {"pid": pid}
         elif op == "status":
             reply = {"code": _status(int(request.get("pid", 0)), float(request.get("wait_s", 0.0)))}

@@ -91,15 +91,20 @@ def test_no_report_or_submission_was_touched_after_grading(hostile_batch):
     assert {path.name: digest(path) for path in folder.iterdir()} == hostile_batch["sources"]
 
 
-def test_what_one_submission_leaves_running_never_meets_the_next(tmp_path, rubric):
-    """Workers of one job are forked in one sandbox, one after another: a daemon that kills
-    every process started after it must be gone before the next submission's worker starts."""
+@pytest.mark.parametrize(
+    "hostile", ["daemon_kills_later_processes.py", "tampers_with_the_sandbox_for_later_workers.py"]
+)
+def test_what_one_submission_leaves_never_meets_the_next(tmp_path, rubric, hostile):
+    """Workers of one job are forked in one sandbox, one after another: whatever a worker
+    leaves running or changes there must be gone before the next submission's worker
+    starts, which then finds the sandbox as a fresh one (it checks, and fails otherwise)."""
     folder = tmp_path / "submissions"
     folder.mkdir()
-    shutil.copyfile(TESTS / "hostile" / "daemon_kills_later_processes.py", folder / "a_daemon.py")
-    shutil.copyfile(TESTS.parent / "reference" / "attention.py", folder / "b_reference.py")
-    reports = grade_folder(folder, tmp_path / "out", rubric, SHORT, jobs=1)
-    assert [(report.student, report.score >= rubric.max_score) for report in reports] == [
-        ("a_daemon", True),
-        ("b_reference", True),
-    ]
+    shutil.copyfile(TESTS / "hostile" / hostile, folder / "a_hostile.py")
+    shutil.copyfile(TESTS / "submissions" / "checks_its_sandbox_is_clean.py", folder / "b_probe.py")
+    started = time.monotonic()
+    reports = grade_folder(folder, tmp_path / "out", rubric, Limits(isolation="bubblewrap"), jobs=1)
+    scores = {report.student: report.score for report in reports}
+    full_marks = rubric.max_score + sum(check.points for check in rubric.checks if check.bonus)
+    assert scores == {"a_hostile": scores["a_hostile"], "b_probe": full_marks}, reports[1].checks[0].feedback
+    assert time.monotonic() - started < 30

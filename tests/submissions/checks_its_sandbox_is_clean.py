@@ -1,0 +1,42 @@
+"""The lesson's head, which refuses to import unless its bubblewrap sandbox is as a fresh
+worker finds it: nothing in /tmp but its own file, nothing in /dev/shm, no System V
+shared memory, its nice value 0, every CPU, and the grader's default limits."""
+
+import os
+import resource
+
+import numpy as np
+
+assert os.listdir("/tmp") == ["attention.py"], os.listdir("/tmp")
+assert os.listdir("/dev/shm") == [], os.listdir("/dev/shm")
+with open("/proc/sysvipc/shm") as _segments:
+    assert len(_segments.read().splitlines()) == 1, "a shared memory segment was left behind"
+assert os.getpriority(os.PRIO_PROCESS, 0) == 0
+assert os.sched_getaffinity(0) == set(range(os.cpu_count())), os.sched_getaffinity(0)
+assert resource.getrlimit(resource.RLIMIT_AS)[0] == 1024 * 1024 * 1024
+assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == 64
+_room = np.ones(32 * 1024 * 1024 // 8)  # 32 MiB: far below the grader's 1 GiB
+del _room
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
+def causal_mask(n):
+    return np.tril(np.ones((n, n), dtype=bool))
