@@ -75,6 +75,10 @@ def main() -> None:
             code = _run(request["args"], request["output"])
             outgoing.write(json.dumps({"exit": code}) + "\n")
             outgoing.flush()
+    # Asked to stop: end the sandbox and remove its folder, then skip the interpreter's
+    # slow teardown of everything pytest and Hypothesis loaded (about 60 ms).
+    workers.close_zygote()
+    os._exit(0)
 
 
 if __name__ == "__main__":

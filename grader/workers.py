@@ -266,6 +266,12 @@ def zygote() -> Zygote:
     return _zygote
 
 
+def close_zygote() -> None:
+    """Stop this process's zygote, if it has one, and remove its folder (as at exit)."""
+    if _zygote is not None:
+        _zygote.close()
+
+
 def start_worker(submission: Path, limits: Limits) -> Worker:
     """Start a worker for ``submission`` as ``limits.isolation`` says."""
     if limits.isolation != "bubblewrap":
