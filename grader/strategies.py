@@ -4,13 +4,16 @@ Every strategy draws float64 arrays of modest size with finite values; sizes sta
 so a shrunk counterexample fits on a screen. Sides start at 1 on purpose: a 1 x 1 head
 is a real edge case.
 
-An array's values cost Hypothesis one choice, a seed, rather than one per element: its
-shape is drawn and shrunk by Hypothesis, its values come from ``numpy.random`` seeded
-with that choice, on a grid of quarters (exact in float32 too, short to print). Shrinking
-a failing check is most of a buggy head's grading time, and with one choice per element
-Hypothesis ran a few hundred examples to shrink a head with three 6 x 6 matrices; with
-a seed it shrinks the sizes to the smallest that fail and the seed to the first that
-fails, in a few dozen.
+An example's array values cost Hypothesis one choice, a seed, rather than one per
+element: the sizes are drawn and shrunk by Hypothesis, and every array of the example
+comes from one ``numpy.random`` generator seeded with that choice, on a grid of quarters
+(exact in float32 too, short to print). Shrinking a failing check is most of a buggy
+head's grading time: with one choice per element Hypothesis ran a few hundred examples
+to shrink a head fed three 6 x 6 matrices; with a seed it shrinks the sizes to the
+smallest that fail and the seed to the first that fails, in about a dozen.
+
+The composite strategies share helpers that take a generator (``rng``) and return
+arrays, so no strategy object is built, and validated, at every draw.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ seeds = st.integers(0, 2**16 - 1)
 
 
 def values(bound: float = 3.0) -> st.SearchStrategy[float]:
-    """One float in [-bound, bound] (for scalars; arrays draw theirs from a seed)."""
+    """One float in [-bound, bound] (for scalars; arrays come from a seed)."""
     return st.floats(-bound, bound, allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
 
@@ -37,37 +40,39 @@ def sides(max_side: int = MAX_SIDE, min_side: int = 1) -> st.SearchStrategy[int]
     return st.integers(min_side, max_side)
 
 
-# Arrays are drawn inside composite strategies by these helpers, which take the
-# composite's ``draw``: a nested strategy would be built and validated at every draw,
-# which was a fifth of a live run's time.
+def generator(draw: st.DrawFn) -> np.random.Generator:
+    """The example's source of array values: drawn last, after every size it needs."""
+    return np.random.default_rng(draw(seeds))
 
 
-def grid(draw: st.DrawFn, shape: tuple[int, ...], bound: float = 3.0) -> np.ndarray:
+def grid(rng: np.random.Generator, shape: tuple[int, ...], bound: float = 3.0) -> np.ndarray:
     """A float64 array of ``shape`` whose values are multiples of a quarter in [-bound, bound]."""
     steps = int(bound * STEPS_PER_UNIT)
-    drawn = np.random.default_rng(draw(seeds)).integers(-steps, steps, size=shape, endpoint=True)
-    return drawn / STEPS_PER_UNIT
+    return rng.integers(-steps, steps, size=shape, endpoint=True) / STEPS_PER_UNIT
 
 
-def whole(draw: st.DrawFn, shape: tuple[int, ...], bound: int) -> np.ndarray:
+def whole(rng: np.random.Generator, shape: tuple[int, ...], bound: int) -> np.ndarray:
     """A float64 array of ``shape`` holding whole numbers in [-bound, bound]."""
-    return np.random.default_rng(draw(seeds)).integers(-bound, bound, size=shape, endpoint=True).astype(np.float64)
+    return rng.integers(-bound, bound, size=shape, endpoint=True).astype(np.float64)
 
 
-def mask(draw: st.DrawFn, rows: int, cols: int) -> np.ndarray:
+def mask(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
     """A bool (rows, cols) mask with at least one True in every row."""
-    rng = np.random.default_rng(draw(seeds))
     drawn = rng.random((rows, cols)) < 0.5
     drawn[np.arange(rows), rng.integers(0, cols, size=rows)] = True
     return drawn
 
 
-def qkv(draw: st.DrawFn, *, max_side: int = MAX_SIDE, bound: float = 3.0, square: bool = False) -> tuple:
-    """``(Q, K, V)`` with independent sizes (``n_q == n_k`` when ``square``)."""
+def qkv(
+    draw: st.DrawFn, *, max_side: int = MAX_SIDE, square: bool = False
+) -> tuple[np.random.Generator, np.ndarray, np.ndarray, np.ndarray]:
+    """The example's generator and ``(Q, K, V)`` with independent sizes (``n_q == n_k``
+    when ``square``); the generator goes on to draw whatever else the example needs."""
     side = sides(max_side)
     n_q, d_k, d_v = draw(side), draw(side), draw(side)
     n_k = n_q if square else draw(side)
-    return grid(draw, (n_q, d_k), bound), grid(draw, (n_k, d_k), bound), grid(draw, (n_k, d_v), bound)
+    rng = generator(draw)
+    return rng, grid(rng, (n_q, d_k)), grid(rng, (n_k, d_k)), grid(rng, (n_k, d_v))
 
 
 def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.SearchStrategy[np.ndarray]:
@@ -76,9 +81,14 @@ def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.Sear
 
     @st.composite
     def draw_logits(draw: st.DrawFn) -> np.ndarray:
-        return grid(draw, draw(shapes), bound)
+        shape = draw(shapes)
+        return grid(generator(draw), shape, bound)
 
     return draw_logits()
+
+
+TWO_OR_THREE_D_LOGITS = logits(min_dims=2)
+AXES = {ndim: st.integers(0, ndim - 2) for ndim in (2, 3)}
 
 
 @st.composite
@@ -86,10 +96,6 @@ def logits_and_axis(draw: st.DrawFn) -> tuple[np.ndarray, int]:
     """A 2-D or 3-D score array and an axis that is not its last one."""
     x = draw(TWO_OR_THREE_D_LOGITS)
     return x, draw(AXES[x.ndim])
-
-
-TWO_OR_THREE_D_LOGITS = logits(min_dims=2)
-AXES = {ndim: st.integers(0, ndim - 2) for ndim in (2, 3)}
 
 
 @st.composite
@@ -100,8 +106,8 @@ def wide_range_logits(draw: st.DrawFn) -> np.ndarray:
     global max underflows to 0/0 on the rows of small spread.
     """
     rows, cols = draw(sides(5, min_side=2)), draw(sides())
-    unit = grid(draw, (rows, cols), bound=1.0)
-    rng = np.random.default_rng(draw(seeds))
+    rng = generator(draw)
+    unit = grid(rng, (rows, cols), bound=1.0)
     spread = rng.choice([1e-3, 1.0, 1e3], size=(rows, 1))
     offset = rng.choice([-1e3, 0.0, 1e3], size=(rows, 1))
     return offset + spread * unit
@@ -110,7 +116,7 @@ def wide_range_logits(draw: st.DrawFn) -> np.ndarray:
 @st.composite
 def attention_inputs(draw: st.DrawFn, *, square: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` with independent sizes (``n_q == n_k`` when ``square``)."""
-    return qkv(draw, square=square)
+    return qkv(draw, square=square)[1:]
 
 
 FOUR_DISTINCT_SIDES = st.lists(st.integers(1, 7), min_size=4, max_size=4, unique=True)
@@ -120,7 +126,8 @@ FOUR_DISTINCT_SIDES = st.lists(st.integers(1, 7), min_size=4, max_size=4, unique
 def distinct_size_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` where n_q, n_k, d_k and d_v are four different numbers."""
     n_q, n_k, d_k, d_v = draw(FOUR_DISTINCT_SIDES)
-    return grid(draw, (n_q, d_k)), grid(draw, (n_k, d_k)), grid(draw, (n_k, d_v))
+    rng = generator(draw)
+    return grid(rng, (n_q, d_k)), grid(rng, (n_k, d_k)), grid(rng, (n_k, d_v))
 
 
 @st.composite
@@ -130,7 +137,8 @@ def scaling_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     small = st.sampled_from([side for side in range(1, 6) if side != d_k])
     n_q, n_k = draw(small), draw(small)
     d_v = draw(st.sampled_from([side for side in range(1, 7) if side not in (d_k, n_q, n_k)]))
-    return grid(draw, (n_q, d_k), 1.5), grid(draw, (n_k, d_k), 1.5), grid(draw, (n_k, d_v))
+    rng = generator(draw)
+    return grid(rng, (n_q, d_k), 1.5), grid(rng, (n_k, d_k), 1.5), grid(rng, (n_k, d_v))
 
 
 @st.composite
@@ -142,20 +150,21 @@ def large_score_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndar
     """
     side = sides(4)
     n_q, n_k, d_k, d_v = draw(side), draw(side), draw(side), draw(side)
-    return whole(draw, (n_q, d_k), 40), whole(draw, (n_k, d_k), 40), grid(draw, (n_k, d_v))
+    rng = generator(draw)
+    return whole(rng, (n_q, d_k), 40), whole(rng, (n_k, d_k), 40), grid(rng, (n_k, d_v))
 
 
 @st.composite
 def masked_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with an arbitrary mask that keeps one key per query at least."""
-    Q, K, V = qkv(draw)
-    return Q, K, V, mask(draw, Q.shape[0], K.shape[0])
+    rng, Q, K, V = qkv(draw)
+    return Q, K, V, mask(rng, Q.shape[0], K.shape[0])
 
 
 @st.composite
 def causal_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` for n tokens under the lesson's causal mask."""
-    Q, K, V = qkv(draw, square=True)
+    _, Q, K, V = qkv(draw, square=True)
     return Q, K, V, np.tril(np.ones((Q.shape[0], Q.shape[0]), dtype=bool))
 
 
@@ -173,9 +182,9 @@ def any_attention_inputs() -> st.SearchStrategy[tuple]:
 @st.composite
 def one_row_fully_masked(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with at least two queries, exactly one of them fully masked."""
-    Q, K, V = qkv(draw)
-    Q = np.vstack([Q, grid(draw, (1, Q.shape[1]))])
-    drawn = mask(draw, Q.shape[0], K.shape[0])
+    rng, Q, K, V = qkv(draw)
+    Q = np.vstack([Q, grid(rng, (1, Q.shape[1]))])
+    drawn = mask(rng, Q.shape[0], K.shape[0])
     drawn[draw(sides(Q.shape[0])) - 1] = False
     return Q, K, V, drawn
 
@@ -187,11 +196,12 @@ def self_attention_inputs(
     """``(X, Wq, Wk, Wv)`` for a sequence of n tokens."""
     side = sides()
     n, d_model, d_k, d_v = draw(sides(MAX_SIDE, min_side=min_n)), draw(side), draw(side), draw(side)
+    rng = generator(draw)
     return (
-        grid(draw, (n, d_model)),
-        grid(draw, (d_model, d_k), 1.0),
-        grid(draw, (d_model, d_k), 1.0),
-        grid(draw, (d_model, d_v), 1.0),
+        grid(rng, (n, d_model)),
+        grid(rng, (d_model, d_k), 1.0),
+        grid(rng, (d_model, d_k), 1.0),
+        grid(rng, (d_model, d_v), 1.0),
     )
 
 
@@ -206,4 +216,5 @@ def batched_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, n
     """``(Q, K, V)`` with a leading batch axis: (b, n_q, d_k), (b, n_k, d_k), (b, n_k, d_v)."""
     side = sides(4)
     b, n_q, n_k, d_k, d_v = (draw(side) for _ in range(5))
-    return grid(draw, (b, n_q, d_k)), grid(draw, (b, n_k, d_k)), grid(draw, (b, n_k, d_v))
+    rng = generator(draw)
+    return grid(rng, (b, n_q, d_k)), grid(rng, (b, n_k, d_k)), grid(rng, (b, n_k, d_v))
