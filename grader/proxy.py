@@ -220,7 +220,7 @@ class Submission(StudentFunctions):
         while self._pending and worker is not None:
             self._pending.pop()
             try:
-                wire.read_frame(worker.replies, time.monotonic() + self.limits.call_timeout)
+                worker.reader.read_frame(time.monotonic() + self.limits.call_timeout)
             except (wire.WireError, OSError):
                 self._discard_worker()
         self._pending = []
@@ -345,7 +345,7 @@ class Submission(StudentFunctions):
     def _receive(self, function: str, worker: Worker) -> Reply:
         """The worker's reply to its oldest unanswered call, within the call's deadline."""
         try:
-            header, replies = wire.read_frame(worker.replies, time.monotonic() + self._timeout())
+            header, replies = worker.reader.read_frame(time.monotonic() + self._timeout())
             reply = self._interpret(function, header, replies)
         except wire.Deadline:
             self._timed_out(function)
@@ -389,7 +389,7 @@ class Submission(StudentFunctions):
             return self._worker
         worker, self._starting = self._starting or start_worker_process(self.path, self.limits), None
         try:
-            header, _ = wire.read_frame(worker.replies, time.monotonic() + self.limits.import_timeout)
+            header, _ = worker.reader.read_frame(time.monotonic() + self.limits.import_timeout)
         except wire.Deadline:
             worker.kill()
             self._session_failure = ImportTimedOut(

@@ -106,9 +106,10 @@ def serve(requests: int, replies: int, path: str, load) -> None:
         return
     present = [name for name in FUNCTIONS if callable(getattr(module, name, None))]
     wire.write_all(replies, wire.encode({"status": "ready", "functions": present}, []))
+    reader = wire.FrameReader(requests)
     while True:
         try:
-            request, arrays = wire.read_frame(requests)
+            request, arrays = reader.read_frame()
         except wire.PipeClosed:
             return
         # A batch is answered call by call, each reply as soon as it is ready.

@@ -1,8 +1,8 @@
 """Starting a worker: a plain process, or forked inside bubblewrap by this process's zygote.
 
 :func:`start_worker` is the one way in. Every worker has a request pipe and a reply pipe
-(``requests``, ``replies``), says how it ended (``exit_description``) and can be killed
-(``kill``), whichever way it was started:
+(``requests``, ``replies``, read through ``reader``), says how it ended
+(``exit_description``) and can be killed (``kill``), whichever way it was started:
 
 - ``process`` isolation: :class:`WorkerProcess`, ``python worker.py`` in a fresh folder
   holding a copy of the submission, in its own session, dropped to uid 65534 where that
@@ -102,6 +102,7 @@ class WorkerProcess:
         )
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
+        self.reader = wire.FrameReader(self.replies)
 
     def exit_description(self) -> str:
         try:
@@ -228,6 +229,7 @@ class ForkedWorker:
         self.pid = pid
         self.requests = requests
         self.replies = replies
+        self.reader = wire.FrameReader(replies)
 
     def _zygote_request(self, fields: dict[str, Any]) -> dict[str, Any] | None:
         """The reply of this worker's own zygote; None if that sandbox is gone (with the worker)."""

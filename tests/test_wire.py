@@ -97,3 +97,39 @@ def test_a_closed_pipe_and_a_deadline_are_told_apart():
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_a_frame_reader_splits_frames_that_arrive_together_and_waits_for_the_rest():
+    frames = [wire.encode({"n": n}, [np.full((n, 2), n, dtype=np.int64)]) for n in range(1, 6)]
+    stream = b"".join(frames)
+    read, write = os.pipe()
+    try:
+        os.write(write, stream[: len(stream) - 3])  # the last frame not yet whole
+        reader = wire.FrameReader(read)
+        for n in range(1, 5):
+            header, (array,) = reader.read_frame(deadline=None)
+            assert header["n"] == n and array.tolist() == [[n, n]] * n
+        with pytest.raises(wire.Deadline):
+            reader.read_frame(deadline=0.0)
+        os.write(write, stream[-3:])
+        header, (array,) = reader.read_frame(deadline=None)
+        assert header["n"] == 5 and array.shape == (5, 2)
+        os.close(write)
+        write = None
+        with pytest.raises(wire.PipeClosed):
+            reader.read_frame()
+    finally:
+        os.close(read)
+        if write is not None:
+            os.close(write)
+
+
+def test_a_frame_reader_keeps_the_caps():
+    read, write = os.pipe()
+    try:
+        os.write(write, struct.pack(">II", wire.MAX_HEADER_BYTES + 1, 0))
+        with pytest.raises(wire.WireError, match="over the cap"):
+            wire.FrameReader(read).read_frame()
+    finally:
+        os.close(read)
+        os.close(write)
