@@ -1,9 +1,9 @@
-"""How a worker process is started: its folder, environment, isolation and limits.
+"""Where submissions run: the isolation, its limits, the environment, the bubblewrap command.
 
-Every worker gets a fresh temporary folder holding a copy of the submission (as
-``attention.py``) and of the worker scripts, an environment built from scratch (nothing
-of the grader's is inherited, so no token can be printed), its own session so it can be
-killed as a whole, and rlimits it applies to itself before the submission is imported.
+Every worker (started by :mod:`grader.workers`) gets an environment built from scratch
+(nothing of the grader's is inherited, so no token can be printed), its own session so
+it can be killed as a whole, and rlimits it applies to itself before the submission is
+imported.
 
 Two isolations:
 
@@ -111,7 +111,9 @@ def bubblewrap_command(
     # Located, not imported: the CLI process never needs numpy itself.
     numpy_folder = Path(importlib.util.find_spec("numpy").origin).resolve().parent
     command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    command += ["--unshare-user", "--disable-userns", "--uid", NOBODY, "--gid", NOBODY, "--clearenv"]
+    command += ["--unshare-user", "--uid", NOBODY, "--gid", NOBODY, "--clearenv"]
+    if "--disable-userns" in _bubblewrap_options():
+        command += ["--disable-userns"]  # no nested user namespaces (bubblewrap 0.8 and later)
     if as_pid_1:
         command += ["--as-pid-1"]
     for system in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/alternatives"):
@@ -129,12 +131,22 @@ def bubblewrap_command(
     if libraries.is_dir():
         command += ["--ro-bind", str(libraries), f"{SANDBOX_SITE}/numpy.libs"]
     command += ["--ro-bind", str(folder), SANDBOX_FOLDER, "--chdir", SANDBOX_FOLDER]
-    # Writable space is small: what a worker leaves there is not counted in its RLIMIT_AS.
-    command += ["--proc", "/proc", "--dev", "/dev"]
-    command += ["--size", str(SCRATCH_BYTES), "--tmpfs", "/dev/shm", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+    # Writable space is small where bubblewrap can say so (0.5 and later): what a worker
+    # leaves there is not counted in its RLIMIT_AS.
+    size = ["--size", str(SCRATCH_BYTES)] if "--size" in _bubblewrap_options() else []
+    command += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
     for name, value in {**environment, "HOME": "/tmp", "PYTHONPATH": SANDBOX_SITE}.items():
         command += ["--setenv", name, value]
     return command + ["--", interpreter, "-S", *python_args]
+
+
+@cache
+def _bubblewrap_options() -> str:
+    """The options this machine's ``bwrap`` knows (its --help text)."""
+    try:
+        return subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
 
 
 @cache
