@@ -30,10 +30,11 @@ from grader.sandbox import Limits, kill_session
 STATUSES = ("passed", "failed", "error", "timeout")
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 CHECKS_FOLDER = Path(__file__).resolve().parent / "checks"
-# unraisableexception alone runs gc.collect twice per session (about 40 ms).
+# unraisableexception alone runs gc.collect twice per session (about 40 ms); logging and
+# warnings wrap every phase of every check (warnings are ignored: PYTHONWARNINGS below).
 UNUSED_PYTEST_PLUGINS = (
     "cacheprovider", "unraisableexception", "threadexception", "doctest", "junitxml",
-    "pastebin", "stepwise", "unittest", "subtests", "setuponly", "setupplan",
+    "pastebin", "stepwise", "unittest", "subtests", "setuponly", "setupplan", "logging", "warnings",
 )
 GRACEFUL_STOP_S = 2.0
 PYTEST_INI = "[pytest]\npython_files = *.py\npython_functions = test_*\n"
@@ -78,6 +79,8 @@ def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: 
         # Results travel as report metadata, so no traceback is formatted (about 20 ms per
         # failed check), and pytest's plugins for things the checks never do are off.
         "--tb=no",
+        # Checks print nothing; a run's output goes to a file anyway.
+        "--capture=no",
         *(option for name in UNUSED_PYTEST_PLUGINS for option in ("-p", f"no:{name}")),
         "-p",
         "pytest_jsonreport.plugin",
@@ -85,8 +88,6 @@ def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: 
         "_hypothesis_pytestplugin",
         "-p",
         "grader.pytest_entry",
-        "-W",
-        "ignore",
         f"--attention-submission={submission}",
         # Resolved here: the check process runs in a folder of its own.
         f"--attention-rubric={Path(rubric.path).resolve()}",
@@ -116,6 +117,7 @@ def _environment(home: Path) -> dict[str, str]:
         "PYTHONPATH": str(PACKAGE_ROOT),
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONWARNINGS": "ignore",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
