@@ -13,9 +13,11 @@ with :mod:`grader.reference` *after* the call returns, and fail through
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any, Callable
 
+import hypothesis.core
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.internal.conjecture import providers
 from hypothesis.strategies import SearchStrategy
@@ -27,6 +29,16 @@ from hypothesis.strategies import SearchStrategy
 # constants only. (Hypothesis is pinned exactly, so this internal cannot move under us.)
 _NO_LOCAL_CONSTANTS = providers.Constants()
 providers._get_local_constants = lambda: _NO_LOCAL_CONSTANTS
+
+# Two costs of every live run that buy graders nothing (a failing check's live run is most
+# of a buggy head's grading time): Hypothesis digests the check's source afresh at each
+# run (the seed of a derandomized run; the source of a running grader does not change),
+# and it saves, seeds and restores the global `random` and `numpy.random` states around
+# every example, for tests that draw from them. No check does: arrays come from seeded
+# generators (grader.strategies), and the submission runs in another process. A check
+# must keep it so. Together about a tenth of a cold batch's check-process time.
+hypothesis.core.function_digest = functools.cache(hypothesis.core.function_digest)
+hypothesis.core.deterministic_PRNG = lambda seed=0: contextlib.nullcontext()
 
 # Every setting is explicit: Hypothesis picks another profile when it detects CI, and a
 # student's local run must get exactly the grade CI gives.
