@@ -128,7 +128,7 @@ def main() -> None:
             started = time.perf_counter()
             for path in paths:
                 subprocess.run(
-                    [python, "-m", "pytest", *pytest_arguments(path, rubric, limits, workdir, replay=False)],
+                    [python, "-m", "pytest", *pytest_arguments([path], rubric, limits, workdir, replay=False)],
                     cwd=workdir, env=_environment(workdir), stdout=subprocess.DEVNULL, check=False,
                 )
             return time.perf_counter() - started, 0.0

@@ -20,14 +20,18 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import UsageError
 from grader.formats.gradebook import grades_csv
-from grader.grading import grade_file
+from grader.grading import grade_files
 from grader.report import SCHEMA_VERSION, Report, from_json, to_json, write_atomic
 from grader.rubric import Rubric
 from grader.runner import CheckProcess
 from grader.sandbox import Limits
-from grader.scoring import failed_run, rubric_summary
+from grader.scoring import rubric_summary
 
 RESERVED_IDS = frozenset({"summary", "index"})  # summary.json; index.html (--html)
+# Submissions graded in one check run (one pytest session): enough to pay a session's
+# start-up (about 20 ms) once for several, few enough that a run broken by one of them
+# is soon run again one at a time.
+CHUNK_SIZE = 4
 
 
 @dataclass(frozen=True)
@@ -83,19 +87,20 @@ def grade_folder(
         else:
             reports.append(kept)
             on_report(kept, len(reports), len(submissions), True)
-    # One long-lived check process per job: each takes the next submission when it is free.
+    # One long-lived check process per job: each takes the next few submissions when it is free.
     with contextlib.ExitStack() as processes:
         idle: queue.SimpleQueue[CheckProcess] = queue.SimpleQueue()
         for _ in range(min(jobs, len(pending))):
             idle.put(processes.enter_context(CheckProcess()))
         pool = ThreadPoolExecutor(max_workers=jobs)
         try:
-            futures = [pool.submit(_grade_one, s, rubric, limits, idle) for s in pending]
+            chunks = _chunks(pending, jobs)
+            futures = [pool.submit(_grade_chunk, chunk, rubric, limits, idle) for chunk in chunks]
             for future in as_completed(futures):
-                report = future.result()
-                write_atomic(out / f"{report.student}.json", to_json(report))
-                reports.append(report)
-                on_report(report, len(reports), len(submissions), False)
+                for report in future.result():
+                    write_atomic(out / f"{report.student}.json", to_json(report))
+                    reports.append(report)
+                    on_report(report, len(reports), len(submissions), False)
         finally:
             # On Ctrl-C, start nothing new; gradings in flight finish without writing.
             pool.shutdown(wait=True, cancel_futures=True)
@@ -105,17 +110,25 @@ def grade_folder(
     return reports
 
 
-def _grade_one(
-    submission: SubmissionFile, rubric: Rubric, limits: Limits, idle: queue.SimpleQueue[CheckProcess]
-) -> Report:
+def _chunks(pending: list[SubmissionFile], jobs: int) -> list[list[SubmissionFile]]:
+    """Consecutive runs of submissions for one check run each: up to CHUNK_SIZE, so a
+    pytest session's start-up is paid once for several, and single ones at the end of
+    the batch, so no job waits long for the last chunk of another."""
+    chunks = []
+    start = 0
+    while start < len(pending):
+        size = max(1, min(CHUNK_SIZE, (len(pending) - start) // (2 * jobs)))
+        chunks.append(pending[start : start + size])
+        start += size
+    return chunks
+
+
+def _grade_chunk(
+    chunk: list[SubmissionFile], rubric: Rubric, limits: Limits, idle: queue.SimpleQueue[CheckProcess]
+) -> list[Report]:
     checks = idle.get()
     try:
-        return grade_file(submission.path, rubric, limits, student=submission.student, checks=checks)
-    except UsageError as error:  # unreadable: this one gets an error report, the batch goes on
-        return failed_run(
-            rubric, str(error), kind="unusable_submission", student=submission.student,
-            submission=str(submission.path), submission_sha256="", sandbox=limits.isolation, duration_s=0.0,
-        )
+        return grade_files([(submission.path, submission.student) for submission in chunk], rubric, limits, checks)
     finally:
         idle.put(checks)
 

@@ -7,12 +7,13 @@ import io
 import json
 import time
 import tokenize
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
-from grader.runner import CheckProcess, run_checks
+from grader.runner import CheckProcess, CheckRun, run_checks
 from grader.sandbox import Limits
 from grader.scoring import failed_run, score
 
@@ -71,6 +72,37 @@ def _encoding_problem(content: bytes) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A submission's bytes and report identity, or the report of a file that cannot be graded."""
+
+    identity: dict[str, str]
+    content: bytes
+    unusable: Report | None
+
+
+def _prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None) -> _Prepared:
+    content = read_submission(path)
+    identity = {
+        "student": student or path.stem,
+        "submission": str(path),
+        "submission_sha256": hashlib.sha256(content).hexdigest(),
+        "sandbox": limits.isolation,
+    }
+    reason = unusable_reason(content)
+    unusable = None if reason is None else failed_run(
+        rubric, reason, kind="unusable_submission", duration_s=0.0, **identity
+    )
+    return _Prepared(identity, content, unusable)
+
+
+def _scored(prepared: _Prepared, rubric: Rubric, run: CheckRun) -> Report:
+    return score(
+        rubric, run.results, diagnoses=run.diagnoses, pictures=run.pictures, duration_s=run.duration_s,
+        **prepared.identity,
+    )
+
+
 def grade_file(
     path: Path, rubric: Rubric, limits: Limits, *, student: str | None = None, checks: CheckProcess | None = None
 ) -> Report:
@@ -79,26 +111,51 @@ def grade_file(
     ``checks`` is the check process to run in (a new one when None). Raises
     :class:`UsageError` only when the file cannot be read.
     """
-    content = read_submission(path)
-    identity = {
-        "student": student or path.stem,
-        "submission": str(path),
-        "submission_sha256": hashlib.sha256(content).hexdigest(),
-        "sandbox": limits.isolation,
-    }
+    prepared = _prepare(path, rubric, limits, student)
+    if prepared.unusable is not None:
+        return prepared.unusable
     started = time.monotonic()
-    reason = unusable_reason(content)
-    if reason is not None:
-        return failed_run(rubric, reason, kind="unusable_submission", duration_s=0.0, **identity)
     try:
-        run = checks.run(content, rubric, limits) if checks is not None else run_checks(content, rubric, limits)
+        run = checks.run(prepared.content, rubric, limits) if checks is not None else run_checks(prepared.content, rubric, limits)
     except GradingFailed as error:
-        return failed_run(rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **identity)
-    return score(
-        rubric,
-        run.results,
-        diagnoses=run.diagnoses,
-        pictures=run.pictures,
-        duration_s=time.monotonic() - started,
-        **identity,
-    )
+        return failed_run(rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **prepared.identity)
+    return _scored(prepared, rubric, run)
+
+
+def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, checks: CheckProcess) -> list[Report]:
+    """Reports for ``(path, student)`` pairs, graded in one check run (see
+    :meth:`CheckProcess.run_many`), in order. A file that cannot be read gets an error
+    report; a run that breaks is run again one file at a time, so that only a file that
+    breaks it alone gets an ``error`` report."""
+    reports: list[Report | None] = []
+    graded: list[tuple[int, _Prepared]] = []
+    for path, student in files:
+        try:
+            prepared = _prepare(path, rubric, limits, student)
+        except UsageError as error:
+            reports.append(failed_run(
+                rubric, str(error), kind="unusable_submission", student=student, submission=str(path),
+                submission_sha256="", sandbox=limits.isolation, duration_s=0.0,
+            ))
+            continue
+        reports.append(prepared.unusable)
+        if prepared.unusable is None:
+            graded.append((len(reports) - 1, prepared))
+    if len(graded) > 1:
+        try:
+            runs = checks.run_many([prepared.content for _, prepared in graded], rubric, limits)
+        except GradingFailed:
+            runs = None
+        if runs is not None:
+            for (index, prepared), run in zip(graded, runs):
+                reports[index] = _scored(prepared, rubric, run)
+            graded = []
+    for index, prepared in graded:
+        started = time.monotonic()
+        try:
+            reports[index] = _scored(prepared, rubric, checks.run(prepared.content, rubric, limits))
+        except GradingFailed as error:
+            reports[index] = failed_run(
+                rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **prepared.identity
+            )
+    return reports

@@ -17,6 +17,7 @@ output.
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -32,7 +33,8 @@ from grader.resources import DEFAULT_RUBRIC, examples_cache, project_file
 from grader.rubric import CHECKS_FOLDER, load_rubric
 from grader.sandbox import Limits, resolve_isolation
 
-SUBMISSION = pytest.StashKey[Submission]()
+SUBMISSIONS = pytest.StashKey[list]()  # of Submission, in command-line order
+EXTRAS = pytest.StashKey["ReportExtras"]()
 COLLECT_CHECKS = pytest.StashKey[bool]()
 REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
@@ -45,11 +47,25 @@ def check_id(item: pytest.Item) -> str:
     return f"{module}.{item.originalname.removeprefix('test_')}"
 
 
+def _submission_index(item: pytest.Item) -> int:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("submission", 0) if callspec is not None else 0
+
+
+def submission_of(item: pytest.Item) -> Submission:
+    """The submission ``item`` checks: with several, the ``submission`` fixture is parametrized."""
+    return item.config.stash[SUBMISSIONS][_submission_index(item)]
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    path = config.getoption("attention_submission")
-    if path:
-        if not Path(path).is_file():
-            raise pytest.UsageError(f"--attention-submission {path}: no such file")
+    paths = config.getoption("attention_submission")
+    if paths:
+        for path in paths:
+            if not Path(path).is_file():
+                raise pytest.UsageError(f"--attention-submission {path}: no such file")
+        student_view = config.getoption("tbstyle") != "no"  # the grader's own runs pass --tb=no
+        if student_view and len(paths) > 1:
+            raise pytest.UsageError("--attention-submission: give one submission; grade folders with grader grade")
         try:
             isolation = resolve_isolation(config.getoption("attention_sandbox"))
         except UsageError as error:
@@ -65,11 +81,22 @@ def pytest_configure(config: pytest.Config) -> None:
             # pytest_collect_file below, whatever pytest's python_files pattern is).
             config.args = [str(CHECKS_FOLDER)]
             config.stash[COLLECT_CHECKS] = True
-        config.stash[SUBMISSION] = submission = Submission(Path(path), limits)
-        submission.start_worker()  # it imports numpy while pytest collects the checks
-        config.pluginmanager.register(ReportExtras(submission), "attention-report-extras")
-        if config.getoption("tbstyle") != "no":  # the grader's own runs pass --tb=no
+        config.stash[SUBMISSIONS] = submissions = [Submission(Path(path), limits) for path in paths]
+        submissions[0].start_worker()  # it imports the submission while pytest collects the checks
+        config.stash[EXTRAS] = ReportExtras(len(submissions))
+        config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
+        if student_view:
             config.pluginmanager.register(StudentView(config), "attention-student-view")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Several submissions: each check runs once for each, all of one submission's checks
+    before the next one's (pytest groups the items of a session-scoped parameter), in the
+    order they run for a submission graded alone."""
+    submissions = metafunc.config.stash.get(SUBMISSIONS, [])
+    if len(submissions) > 1 and "submission" in metafunc.fixturenames:
+        indices = range(len(submissions))
+        metafunc.parametrize("submission", indices, indirect=True, scope="session", ids=[f"s{i}" for i in indices])
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
@@ -82,8 +109,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Mod
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    submission = config.stash.get(SUBMISSION, None)
-    if submission is not None:
+    for submission in config.stash.get(SUBMISSIONS, []):
         submission.close()
 
 
@@ -95,7 +121,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if deselected:
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for item in items if check_id(item) in wanted]
-    if SUBMISSION in config.stash and not config.getoption("attention_live"):
+    if SUBMISSIONS in config.stash and not config.getoption("attention_live"):
         folder = Path(config.getoption("attention_examples") or examples_cache())
         tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
         config.stash[REPLAYS] = recorded_examples(tests, folder)
@@ -189,8 +215,7 @@ class StudentView:
         if call.when == "call" and isinstance(item, pytest.Function):
             self.passed[check_id(item)] = report.passed
             if call.excinfo is not None:
-                submission = item.config.stash[SUBMISSION]
-                outcome = outcome_of(call.excinfo.value, submission.example_calls)
+                outcome = outcome_of(call.excinfo.value, submission_of(item).example_calls)
                 details = failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])
                 report.longrepr = "\n".join(details)
         return report
@@ -208,79 +233,103 @@ class _JournalFull(Exception):
 
 
 class ReportExtras:
-    """Adds to the JSON report what the checks alone do not say (see grader.diagnoses):
-    ``pictures``, the submission's attention weights on two fixed inputs, and for a
-    submission that gave a wrong answer or raised, ``diagnoses``, the known mistakes its
-    answers match. Neither is asked of a submission whose calls hang or crash (its answers
-    would tell nothing, slowly)."""
+    """Adds to the JSON report what the checks alone do not say (see grader.diagnoses), as
+    ``submissions``, one entry per submission: ``pictures``, its attention weights on two
+    fixed inputs, and for a submission that gave a wrong answer or raised, ``diagnoses``,
+    the known mistakes its answers match. Both are asked of a submission after its last
+    check, with the worker its checks left; neither of a submission whose calls hung or
+    crashed (its answers would tell nothing, slowly)."""
 
-    def __init__(self, submission: Submission) -> None:
-        self.submission = submission
+    def __init__(self, count: int) -> None:
+        self.kinds: list[set] = [set() for _ in range(count)]
+        self.found: list[dict[str, Any]] = [{"pictures": {}, "diagnoses": []} for _ in range(count)]
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
-        outcomes = [test.get("metadata") or {} for test in json_report.get("tests", [])]
-        kinds = {outcome.get("kind") for outcome in outcomes if outcome.get("status") != "passed"}
+    def note(self, index: int, kind: str | None) -> None:
+        """A check of submission ``index`` ended with ``kind`` (None: it passed)."""
+        if kind is not None:
+            self.kinds[index].add(kind)
+
+    def explain(self, index: int, submission: Submission) -> None:
+        """Ask submission ``index`` for its pictures and diagnoses, after its last check."""
+        kinds = self.kinds[index]
         wrong = kinds & {"wrong_answer", "raised", "nondeterministic"}
         unreliable = kinds & {"timeout", "crashed", "import_failed", "import_timeout", "grader_error"}
         try:
-            json_report["pictures"] = {} if unreliable else self._pictures()
-            json_report["diagnoses"] = self._diagnose() if wrong and not unreliable else []
+            pictures = {} if unreliable else _pictures(submission)
+            found = _diagnose(submission) if wrong and not unreliable else []
         except Exception:  # these only explain a grade: whatever goes wrong, the grade stands
-            json_report["pictures"], json_report["diagnoses"] = {}, []
+            pictures, found = {}, []
+        self.found[index] = {"pictures": pictures, "diagnoses": found}
 
-    def _call(self, probe: diagnoses.Probe) -> diagnoses.Answer:
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        json_report["submissions"] = self.found
+
+
+def _probe_call(submission: Submission) -> Callable[[diagnoses.Probe], diagnoses.Answer]:
+    def call(probe: diagnoses.Probe) -> diagnoses.Answer:
         try:
-            reply = self.submission.call(probe.function, list(probe.args), dict(probe.kwargs), return_args=True)
+            reply = submission.call(probe.function, list(probe.args), dict(probe.kwargs), return_args=True)
         except SubmissionError as error:
             if error.fails_fast:
                 raise
             return diagnoses.Answer(diagnoses.RAISED)
         return diagnoses.Answer(reply.value, tuple(reply.args_after))
 
-    def _pictures(self) -> dict[str, Any]:
-        self.submission.begin_check()  # a fresh time budget of their own
-        try:
-            return {
-                name: {"student": diagnoses.weights(self._call(probe)), "reference": diagnoses.reference_weights(name)}
-                for name, probe in diagnoses.PICTURES.items()
-            }
-        except SubmissionError:
-            return {}
+    return call
 
-    def _diagnose(self) -> list[dict[str, str]]:
-        self.submission.begin_check()
-        try:
-            return diagnoses.diagnose(self._call)
-        except SubmissionError:
-            return []
+
+def _pictures(submission: Submission) -> dict[str, Any]:
+    submission.begin_check()  # a fresh time budget of their own
+    call = _probe_call(submission)
+    try:
+        return {
+            name: {"student": diagnoses.weights(call(probe)), "reference": diagnoses.reference_weights(name)}
+            for name, probe in diagnoses.PICTURES.items()
+        }
+    except SubmissionError:
+        return {}
+
+
+def _diagnose(submission: Submission) -> list[dict[str, str]]:
+    submission.begin_check()
+    try:
+        return diagnoses.diagnose(_probe_call(submission))
+    except SubmissionError:
+        return []
 
 
 @pytest.fixture(scope="session")
-def submission(request: pytest.FixtureRequest) -> Submission:
-    """The submission under test; checks are skipped when none was given."""
-    found = request.config.stash.get(SUBMISSION, None)
-    if found is None:
+def submission(request: pytest.FixtureRequest) -> Iterator[Submission]:
+    """The submission under test (one of several when parametrized); checks are skipped
+    when none was given. After its last check it is asked for its pictures and diagnoses,
+    and its worker is stopped."""
+    submissions = request.config.stash.get(SUBMISSIONS, [])
+    if not submissions:
         pytest.skip("no --attention-submission given")
-    return found
+    index = getattr(request, "param", 0)
+    yield submissions[index]
+    request.config.stash[EXTRAS].explain(index, submissions[index])
+    submissions[index].close()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    submission = item.config.stash.get(SUBMISSION, None)
-    if submission is not None:
-        submission.begin_check()
+    if SUBMISSIONS in item.config.stash and "submission" in getattr(item, "fixturenames", ()):
+        submission_of(item).begin_check()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"check_id": check_id(item)}
-    if call.when != "call":
+    index = _submission_index(item)
+    metadata: dict[str, Any] = {"check_id": check_id(item), "submission": index}
+    if call.when != "call" or SUBMISSIONS not in item.config.stash:
         return metadata
     if call.excinfo is None:
+        item.config.stash[EXTRAS].note(index, None)
         return {**metadata, "status": "passed", "kind": None, "feedback": None, "counterexample": None}
-    submission = item.config.stash.get(SUBMISSION, None)
-    calls = submission.example_calls if submission is not None else []
-    return {**metadata, **outcome_of(call.excinfo.value, calls)}
+    outcome = outcome_of(call.excinfo.value, submission_of(item).example_calls)
+    item.config.stash[EXTRAS].note(index, outcome["kind"])
+    return {**metadata, **outcome}
 
 
 def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:

@@ -16,7 +16,12 @@ from grader.sandbox import ISOLATIONS, Limits
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("attention", "grading an attention.py submission")
-    group.addoption("--attention-submission", metavar="PATH", help="the attention.py to grade")
+    group.addoption(
+        "--attention-submission",
+        metavar="PATH",
+        action="append",
+        help="the attention.py to grade (the grader's batches repeat it: one pytest session grades several)",
+    )
     group.addoption("--attention-rubric", metavar="PATH", help="run only the checks this rubric scores")
     defaults = Limits()
     group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,16 +54,20 @@ class CheckResult:
 @dataclass(frozen=True)
 class CheckRun:
     """Everything one check run found: a result per rubric check, in rubric order, the
-    known mistakes the submission's answers match, and its attention weights on fixed
-    inputs for the HTML report (see grader.diagnoses)."""
+    known mistakes the submission's answers match, its attention weights on fixed inputs
+    for the HTML report (see grader.diagnoses), and how long its checks took (which
+    measures the machine, so two runs that found the same are equal)."""
 
     results: list[CheckResult]
     diagnoses: list[dict[str, str]]
     pictures: dict[str, Any]
+    duration_s: float = field(default=0.0, compare=False)
 
 
-def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True) -> list[str]:
-    """The pytest command line that runs the checks on ``submission`` (without ``python -m pytest``)."""
+def pytest_arguments(
+    submissions: list[Path], rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True
+) -> list[str]:
+    """The pytest command line that runs the checks on ``submissions`` (without ``python -m pytest``)."""
     replay_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
     return [
         str(CHECKS_FOLDER),
@@ -88,7 +92,7 @@ def pytest_arguments(submission: Path, rubric: Rubric, limits: Limits, workdir: 
         "_hypothesis_pytestplugin",
         "-p",
         "grader.pytest_entry",
-        f"--attention-submission={submission}",
+        *(f"--attention-submission={submission}" for submission in submissions),
         # Resolved here: the check process runs in a folder of its own.
         f"--attention-rubric={Path(rubric.path).resolve()}",
         f"--attention-call-timeout={limits.call_timeout}",
@@ -158,23 +162,44 @@ class CheckProcess:
         whatever happens to the original file meanwhile. ``replay`` lets passing checks
         replay recorded examples (same results, much sooner; see grader.examples).
         """
+        return self.run_many([content], rubric, limits, replay=replay)[0]
+
+    def run_many(self, contents: list[bytes], rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckRun]:
+        """:meth:`run` for several submissions in one pytest session (its start-up, about
+        20 ms, is paid once), each graded exactly as alone: its checks in the same order,
+        with a worker of its own. One that breaks the run breaks it for all of them."""
         if self._process is None:
             self._start()
         with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
             workdir = Path(folder)
             (workdir / "pytest.ini").write_text(PYTEST_INI)
-            submission = workdir / "attention.py"
-            submission.write_bytes(content)
+            submissions = []
+            for number, content in enumerate(contents):
+                submissions.append(workdir / f"submission-{number}" / "attention.py")
+                submissions[-1].parent.mkdir()
+                submissions[-1].write_bytes(content)
             output = workdir / "pytest-output.txt"
-            request = {"args": pytest_arguments(submission, rubric, limits, workdir, replay=replay), "output": str(output)}
-            code = self._exchange(request, limits.submission_budget)
+            arguments = pytest_arguments(submissions, rubric, limits, workdir, replay=replay)
+            code = self._exchange({"args": arguments, "output": str(output)}, limits.submission_budget * len(contents))
             if code not in (0, 1):
                 raise GradingFailed(f"the check run failed (pytest exit {code}): {_tail(output)}")
             try:
                 report = json.loads((workdir / "results.json").read_text(encoding="utf-8"))
             except (OSError, ValueError) as error:
                 raise GradingFailed(f"the check run wrote no readable results: {error}") from None
-        return CheckRun(_results_in_rubric_order(report, rubric), _diagnoses(report), _pictures(report))
+        extras = report.get("submissions")
+        if not isinstance(extras, list) or len(extras) != len(contents):
+            extras = [{}] * len(contents)
+        extras = [extra if isinstance(extra, dict) else {} for extra in extras]
+        return [
+            CheckRun(
+                _results_in_rubric_order(report, rubric, index),
+                _diagnoses(extras[index]),
+                _pictures(extras[index]),
+                _duration(report, index),
+            )
+            for index in range(len(contents))
+        ]
 
     def _exchange(self, request: dict[str, Any], budget: float) -> int:
         process = self._process
@@ -239,14 +264,30 @@ def _tail(output: Path) -> str:
     return " | ".join(lines[-5:])
 
 
-def _results_in_rubric_order(report: dict[str, Any], rubric: Rubric) -> list[CheckResult]:
+def _tests_of(report: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The report's entries for submission ``index``."""
+    tests = [test for test in report.get("tests", []) if isinstance(test, dict)]
+    return [test for test in tests if (test.get("metadata") or {}).get("submission", 0) == index]
+
+
+def _results_in_rubric_order(report: dict[str, Any], rubric: Rubric, index: int) -> list[CheckResult]:
     found: dict[str, CheckResult] = {}
-    for test in report.get("tests", []):
+    for test in _tests_of(report, index):
         metadata = test.get("metadata") or {}
         check_id = metadata.get("check_id")
         if check_id in rubric.check_ids:
             found[check_id] = _result(check_id, test.get("outcome"), metadata)
     return [found.get(check_id) or _not_run(check_id) for check_id in rubric.check_ids]
+
+
+def _duration(report: dict[str, Any], index: int) -> float:
+    """Seconds submission ``index``'s checks took, setup and teardown included."""
+    total = 0.0
+    for test in _tests_of(report, index):
+        for stage in ("setup", "call", "teardown"):
+            duration = (test.get(stage) or {}).get("duration")
+            total += duration if type(duration) in (int, float) else 0.0
+    return total
 
 
 def _diagnoses(report: dict[str, Any]) -> list[dict[str, str]]:

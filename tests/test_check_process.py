@@ -1,4 +1,4 @@
-"""One check process grades submission after submission, and survives the ones that break it."""
+"""One check process grades submission after submission (several in one run), and survives the ones that break it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from conftest import HEADS, REFERENCE, TESTS
 from grader.errors import GradingFailed
+from grader.grading import grade_files
 from grader.runner import CheckProcess, run_checks
 from grader.sandbox import Limits
 
@@ -42,3 +43,26 @@ def test_a_killed_check_process_fails_one_submission_and_is_replaced(rubric, iso
             checks.run(REFERENCE.read_bytes(), rubric, limits)
         after = checks.run(REFERENCE.read_bytes(), rubric, limits)
     assert all(result.status == "passed" for result in after.results)
+
+
+def test_one_run_grades_several_submissions_each_as_if_alone(rubric, isolation):
+    limits = Limits(isolation=isolation)
+    heads = [REFERENCE, BUGGY, TESTS / "submissions" / "flips_every_25_calls.py", REFERENCE]
+    with CheckProcess() as checks:
+        together = checks.run_many([path.read_bytes() for path in heads], rubric, limits)
+        alone = [checks.run(path.read_bytes(), rubric, limits) for path in heads]
+    assert together == alone
+    assert together[1].diagnoses and not together[0].diagnoses
+
+
+def test_a_submission_that_breaks_a_shared_run_fails_alone(rubric, isolation):
+    slow = Limits(isolation=isolation, call_timeout=30.0, check_budget=60.0, submission_budget=3.0)
+    files = [(REFERENCE, "first"), (SLEEPS, "sleeps"), (BUGGY, "buggy")]
+    with CheckProcess() as checks:
+        reports = grade_files(files, rubric, slow, checks)
+    assert [(report.student, report.status) for report in reports] == [
+        ("first", "graded"),
+        ("sleeps", "error"),
+        ("buggy", "graded"),
+    ]
+    assert reports[0].score >= rubric.max_score and "longer than 3 s" in reports[1].error
