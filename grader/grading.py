@@ -124,9 +124,11 @@ def grade_file(
 
 def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, checks: CheckProcess) -> list[Report]:
     """Reports for ``(path, student)`` pairs, graded in one check run (see
-    :meth:`CheckProcess.run_many`), in order. A file that cannot be read gets an error
-    report; a run that breaks is run again one file at a time, so that only a file that
-    breaks it alone gets an ``error`` report."""
+    :meth:`CheckProcess.run_many`), in order, each as it would be alone. A file that
+    cannot be read gets an error report. A run that breaks is run again one file at a
+    time, so that only a file that breaks it alone gets an ``error`` report; so is a file
+    that took longer than ``limits.submission_budget`` in the shared run (the budget is
+    a submission's own, not borrowed from the others')."""
     reports: list[Report | None] = []
     graded: list[tuple[int, _Prepared]] = []
     for path, student in files:
@@ -147,9 +149,13 @@ def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, c
         except GradingFailed:
             runs = None
         if runs is not None:
+            over_budget = []
             for (index, prepared), run in zip(graded, runs):
-                reports[index] = _scored(prepared, rubric, run)
-            graded = []
+                if run.duration_s > limits.submission_budget:
+                    over_budget.append((index, prepared))
+                else:
+                    reports[index] = _scored(prepared, rubric, run)
+            graded = over_budget
     for index, prepared in graded:
         started = time.monotonic()
         try:

@@ -16,8 +16,9 @@ output.
 
 from __future__ import annotations
 
-from pathlib import Path
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -83,8 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[COLLECT_CHECKS] = True
         config.stash[SUBMISSIONS] = submissions = [Submission(Path(path), limits) for path in paths]
         submissions[0].start_worker()  # it imports the submission while pytest collects the checks
-        config.stash[EXTRAS] = ReportExtras(len(submissions))
-        config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
+        if config.getoption("json_report", False):  # what the grader reads; a student's pytest does not
+            config.stash[EXTRAS] = ReportExtras(len(submissions))
+            config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
         if student_view:
             config.pluginmanager.register(StudentView(config), "attention-student-view")
 
@@ -235,14 +237,21 @@ class _JournalFull(Exception):
 class ReportExtras:
     """Adds to the JSON report what the checks alone do not say (see grader.diagnoses), as
     ``submissions``, one entry per submission: ``pictures``, its attention weights on two
-    fixed inputs, and for a submission that gave a wrong answer or raised, ``diagnoses``,
-    the known mistakes its answers match. Both are asked of a submission after its last
-    check, with the worker its checks left; neither of a submission whose calls hung or
-    crashed (its answers would tell nothing, slowly)."""
+    fixed inputs, for a submission that gave a wrong answer or raised, ``diagnoses``, the
+    known mistakes its answers match, and ``duration_s``, the seconds from its first
+    check to the end of those. Both are asked of a submission after its last check, with
+    the worker its checks left; neither of a submission whose calls hung or crashed (its
+    answers would tell nothing, slowly)."""
 
     def __init__(self, count: int) -> None:
         self.kinds: list[set] = [set() for _ in range(count)]
-        self.found: list[dict[str, Any]] = [{"pictures": {}, "diagnoses": []} for _ in range(count)]
+        self.started: list[float | None] = [None] * count
+        self.found: list[dict[str, Any]] = [{"pictures": {}, "diagnoses": [], "duration_s": 0.0} for _ in range(count)]
+
+    def begin(self, index: int) -> None:
+        """A check of submission ``index`` starts: the first one starts its clock."""
+        if self.started[index] is None:
+            self.started[index] = time.monotonic()
 
     def note(self, index: int, kind: str | None) -> None:
         """A check of submission ``index`` ended with ``kind`` (None: it passed)."""
@@ -250,7 +259,8 @@ class ReportExtras:
             self.kinds[index].add(kind)
 
     def explain(self, index: int, submission: Submission) -> None:
-        """Ask submission ``index`` for its pictures and diagnoses, after its last check."""
+        """Ask submission ``index`` for its pictures and diagnoses, after its last check,
+        and note how long all of it took (its ``duration_s``)."""
         kinds = self.kinds[index]
         wrong = kinds & {"wrong_answer", "raised", "nondeterministic"}
         unreliable = kinds & {"timeout", "crashed", "import_failed", "import_timeout", "grader_error"}
@@ -259,7 +269,9 @@ class ReportExtras:
             found = _diagnose(submission) if wrong and not unreliable else []
         except Exception:  # these only explain a grade: whatever goes wrong, the grade stands
             pictures, found = {}, []
-        self.found[index] = {"pictures": pictures, "diagnoses": found}
+        started = self.started[index]
+        duration = time.monotonic() - started if started is not None else 0.0
+        self.found[index] = {"pictures": pictures, "diagnoses": found, "duration_s": duration}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
@@ -300,22 +312,46 @@ def _diagnose(submission: Submission) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="session")
-def submission(request: pytest.FixtureRequest) -> Iterator[Submission]:
+def submission(request: pytest.FixtureRequest) -> Submission:
     """The submission under test (one of several when parametrized); checks are skipped
-    when none was given. After its last check it is asked for its pictures and diagnoses,
-    and its worker is stopped."""
+    when none was given."""
     submissions = request.config.stash.get(SUBMISSIONS, [])
     if not submissions:
         pytest.skip("no --attention-submission given")
-    index = getattr(request, "param", 0)
-    yield submissions[index]
-    request.config.stash[EXTRAS].explain(index, submissions[index])
-    submissions[index].close()
+    return submissions[getattr(request, "param", 0)]
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if SUBMISSIONS in item.config.stash and "submission" in getattr(item, "fixturenames", ()):
+def _checks_a_submission(item: pytest.Item) -> bool:
+    return SUBMISSIONS in item.config.stash and "submission" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """Each check's clock starts once its fixtures are set up."""
+    result = yield
+    if _checks_a_submission(item):
         submission_of(item).begin_check()
+        if EXTRAS in item.config.stash:
+            item.config.stash[EXTRAS].begin(_submission_index(item))
+    return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a submission's last check: its pictures and diagnoses, its worker stopped,
+    and the next submission's worker started (as the first one's is at configure), all
+    before the next submission's first check starts its clock."""
+    if not _checks_a_submission(item):
+        return
+    index = _submission_index(item)
+    if nextitem is not None and _checks_a_submission(nextitem) and _submission_index(nextitem) == index:
+        return
+    submission = submission_of(item)
+    if EXTRAS in item.config.stash:
+        item.config.stash[EXTRAS].explain(index, submission)
+    submission.close()
+    if nextitem is not None and _checks_a_submission(nextitem):
+        submission_of(nextitem).start_worker()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -324,11 +360,13 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> di
     metadata: dict[str, Any] = {"check_id": check_id(item), "submission": index}
     if call.when != "call" or SUBMISSIONS not in item.config.stash:
         return metadata
-    if call.excinfo is None:
-        item.config.stash[EXTRAS].note(index, None)
-        return {**metadata, "status": "passed", "kind": None, "feedback": None, "counterexample": None}
-    outcome = outcome_of(call.excinfo.value, submission_of(item).example_calls)
-    item.config.stash[EXTRAS].note(index, outcome["kind"])
+    outcome = (
+        {"status": "passed", "kind": None, "feedback": None, "counterexample": None}
+        if call.excinfo is None
+        else outcome_of(call.excinfo.value, submission_of(item).example_calls)
+    )
+    if EXTRAS in item.config.stash:
+        item.config.stash[EXTRAS].note(index, outcome["kind"])
     return {**metadata, **outcome}
 
 

@@ -135,6 +135,9 @@ class Submission(StudentFunctions):
 
     def __init__(self, path: Path, limits: Limits = Limits()) -> None:
         self.path = path
+        # Read now, once: every worker of this submission runs these bytes, whatever
+        # another submission's worker does to the file meanwhile.
+        self.source = path.read_bytes()
         self.limits = limits
         self.functions: tuple[str, ...] = ()
         self.example_calls: list[Call] = []
@@ -253,7 +256,7 @@ class Submission(StudentFunctions):
         """Start the worker now, so its start overlaps whatever comes before the first call."""
         if self._worker is None and self._starting is None and self._session_failure is None:
             try:
-                self._starting = start_worker_process(self.path, self.limits)
+                self._starting = start_worker_process(self.source, self.limits)
             except OSError:
                 pass  # the first call starts it again and reports what goes wrong
 
@@ -387,7 +390,7 @@ class Submission(StudentFunctions):
     def _ready_worker(self) -> Worker:
         if self._worker is not None:
             return self._worker
-        worker, self._starting = self._starting or start_worker_process(self.path, self.limits), None
+        worker, self._starting = self._starting or start_worker_process(self.source, self.limits), None
         try:
             header, _ = worker.reader.read_frame(time.monotonic() + self.limits.import_timeout)
         except wire.Deadline:

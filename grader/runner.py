@@ -196,7 +196,7 @@ class CheckProcess:
                 _results_in_rubric_order(report, rubric, index),
                 _diagnoses(extras[index]),
                 _pictures(extras[index]),
-                _duration(report, index),
+                _duration(extras[index]),
             )
             for index in range(len(contents))
         ]
@@ -280,14 +280,10 @@ def _results_in_rubric_order(report: dict[str, Any], rubric: Rubric, index: int)
     return [found.get(check_id) or _not_run(check_id) for check_id in rubric.check_ids]
 
 
-def _duration(report: dict[str, Any], index: int) -> float:
-    """Seconds submission ``index``'s checks took, setup and teardown included."""
-    total = 0.0
-    for test in _tests_of(report, index):
-        for stage in ("setup", "call", "teardown"):
-            duration = (test.get(stage) or {}).get("duration")
-            total += duration if type(duration) in (int, float) else 0.0
-    return total
+def _duration(extras: dict[str, Any]) -> float:
+    """Seconds from the submission's first check to the end of its pictures and diagnoses."""
+    duration = extras.get("duration_s")
+    return float(duration) if type(duration) in (int, float) and 0 <= duration < 1e6 else 0.0
 
 
 def _diagnoses(report: dict[str, Any]) -> list[dict[str, str]]:

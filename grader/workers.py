@@ -86,8 +86,8 @@ def describe_exit(code: int | None) -> str:
 class WorkerProcess:
     """A worker in a plain process of its own: its pipes, its process and its folder."""
 
-    def __init__(self, submission: Path, limits: Limits) -> None:
-        self.folder = _folder(submission.read_bytes())
+    def __init__(self, submission: bytes, limits: Limits) -> None:
+        self.folder = _folder(submission)
         scripts = self.folder / ".grader"
         command = [sys.executable, "-s", str(scripts / "worker.py"), str(self.folder / "attention.py")]
         self.process = subprocess.Popen(
@@ -274,8 +274,8 @@ def close_zygote() -> None:
         _zygote.close()
 
 
-def start_worker(submission: Path, limits: Limits) -> Worker:
-    """Start a worker for ``submission`` as ``limits.isolation`` says."""
+def start_worker(submission: bytes, limits: Limits) -> Worker:
+    """Start a worker for the source ``submission`` as ``limits.isolation`` says."""
     if limits.isolation != "bubblewrap":
         return WorkerProcess(submission, limits)
-    return zygote().spawn(submission.read_bytes(), limits)
+    return zygote().spawn(submission, limits)

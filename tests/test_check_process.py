@@ -66,3 +66,26 @@ def test_a_submission_that_breaks_a_shared_run_fails_alone(rubric, isolation):
         ("buggy", "graded"),
     ]
     assert reports[0].score >= rubric.max_score and "longer than 3 s" in reports[1].error
+
+
+SLOW_TO_EXPLAIN = TESTS / "submissions" / "slow_to_explain.py"
+TIGHT = {"call_timeout": 1.0, "check_budget": 4.0}
+
+
+def test_what_a_submission_does_after_its_checks_is_not_charged_to_the_next(rubric, isolation):
+    limits = Limits(isolation=isolation, **TIGHT)
+    with CheckProcess() as checks:
+        _, after = checks.run_many([SLOW_TO_EXPLAIN.read_bytes(), REFERENCE.read_bytes()], rubric, limits)
+        alone = checks.run(REFERENCE.read_bytes(), rubric, limits)
+    assert after == alone
+    assert all(result.status == "passed" for result in after.results) and after.pictures
+
+
+def test_a_submission_over_its_budget_in_a_shared_run_fails_as_alone(rubric, isolation):
+    limits = Limits(isolation=isolation, submission_budget=4.0, **TIGHT)
+    with CheckProcess() as checks:
+        alone = grade_files([(SLOW_TO_EXPLAIN, "slow")], rubric, limits, checks)
+        shared = grade_files([(SLOW_TO_EXPLAIN, "slow"), (REFERENCE, "first"), (REFERENCE, "second")], rubric, limits, checks)
+    assert alone[0].status == shared[0].status == "error"
+    assert "longer than 4 s" in shared[0].error
+    assert [report.status for report in shared[1:]] == ["graded", "graded"]
