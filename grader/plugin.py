@@ -1,4 +1,4 @@
-"""The pytest plugin that runs the checks against one sandboxed submission.
+"""The pytest plugin that runs the checks against sandboxed submissions.
 
 Loaded by :mod:`grader.pytest_entry` (which defines the ``--attention-*`` options) when
 ``--attention-submission`` is given, so a student who lives in pytest can run
@@ -9,9 +9,11 @@ lines that reproduce it.
 It provides the ``submission`` fixture (a
 :class:`grader.proxy.Submission`, whose worker is sandboxed as ``--attention-sandbox``
 says: bubblewrap wherever it works), runs only the checks the rubric names, and attaches
-each check's outcome (status, kind, feedback, counterexample) to its pytest-json-report
-entry as metadata. ``grader check`` reads those entries; it never parses pytest's text
-output.
+each check's outcome (status, kind, feedback, counterexample, and which submission) to
+its pytest-json-report entry as metadata. ``grader check`` reads those entries; it never
+parses pytest's text output. The grader's batches name several submissions (the option
+repeated): the fixture is then parametrized, and each submission's checks run as they
+would alone, one submission after another.
 """
 
 from __future__ import annotations
