@@ -17,6 +17,7 @@ then add a head with that mistake to ``tests/heads/buggy/`` with a ``# diagnosis
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,6 +106,7 @@ def weights(answer: Answer) -> list[list[float | None]] | None:
     return [[round(float(v), 4) if np.isfinite(v) else None for v in row] for row in A]
 
 
+@functools.cache
 def reference_weights(name: str) -> list[list[float | None]] | None:
     return weights(_run(REFERENCE_HEAD["attention"], PICTURES[name]))
 
@@ -482,9 +484,7 @@ def diagnose(call: Callable[[Probe], Answer]) -> list[dict[str, str]]:
     or crashed), which then names no mistake.
     """
     answers = {function: [call(probe) for probe in probes] for function, probes in PROBES.items()}
-    expected = {
-        function: [_run(REFERENCE_HEAD[function], probe) for probe in probes] for function, probes in PROBES.items()
-    }
+    expected = {function: list(_answers(REFERENCE_HEAD[function], function)) for function in PROBES}
     correct = {
         function: all(_same(a.value, b.value) for a, b in zip(answers[function], expected[function]))
         for function in PROBES
@@ -497,13 +497,25 @@ def diagnose(call: Callable[[Probe], Answer]) -> list[dict[str, str]]:
         if mistake.shows_in is not None:
             matched = mistake.shows_in(probes, got, expected_here)
         else:
-            matched = any(_shows_variant(variant, probes, got, expected_here) for variant in mistake.variants)
+            matched = any(_shows_variant(variant, mistake.function, got) for variant in mistake.variants)
         if matched:
             found.append({"id": mistake.id, "message": mistake.message})
     return found
 
 
-def _shows_variant(variant: Callable, probes: list[Probe], got: list[Answer], expected: list[Answer]) -> bool:
-    made = [_run(variant, probe) for probe in probes]
-    differs_from_reference = any(not _same(a.value, b.value) for a, b in zip(made, expected))
-    return differs_from_reference and all(_same(a.value, b.value) for a, b in zip(got, made))
+@functools.cache
+def _answers(head: Callable, function: str) -> tuple[Answer, ...]:
+    """What ``head`` (the reference or a mistake's variant) answers to the probes of
+    ``function``: the same for every submission diagnosed, so worked out once."""
+    return tuple(_run(head, probe) for probe in PROBES[function])
+
+
+@functools.cache
+def _differs_from_reference(variant: Callable, function: str) -> bool:
+    expected = _answers(REFERENCE_HEAD[function], function)
+    return any(not _same(a.value, b.value) for a, b in zip(_answers(variant, function), expected))
+
+
+def _shows_variant(variant: Callable, function: str, got: list[Answer]) -> bool:
+    made = _answers(variant, function)
+    return _differs_from_reference(variant, function) and all(_same(a.value, b.value) for a, b in zip(got, made))
