@@ -31,7 +31,7 @@ import hypothesis
 import numpy as np
 
 from grader import __version__, reference, wire
-from grader.proxy import Reply, Request, StudentFunctions
+from grader.proxy import CallBatch, Reply, Request, StudentFunctions, answer_of
 
 PACKAGE = Path(__file__).resolve().parent
 DRAW_SOURCES = sorted((PACKAGE / "checks").glob("*.py")) + [PACKAGE / "strategies.py"]
@@ -47,10 +47,17 @@ REFERENCE_FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 @dataclass(frozen=True)
 class Recording:
-    """What a check did against the reference: each example drawn, and the calls it made."""
+    """What a check did against the reference: each example drawn, the calls it made, and
+    the reference's reply to each call as a worker's frame (see wire.answer_frame)."""
 
     examples: list[Example]
     calls: list[list[Request]]
+    replies: list[list[bytes]]
+
+    @functools.cached_property
+    def batch(self) -> CallBatch:
+        """Every call of every example, in order, as one batch for the worker."""
+        return CallBatch([call for calls in self.calls for call in calls])
 
 
 class ReferenceSubmission(StudentFunctions):
@@ -58,12 +65,13 @@ class ReferenceSubmission(StudentFunctions):
     example's drawn arguments and calls are kept."""
 
     def __init__(self) -> None:
-        self.recording = Recording([], [])
+        self.recording = Recording([], [], [])
         self.example_calls: list = []
 
     def begin_example(self, drawn: Example | None = None) -> None:
         self.recording.examples.append(copy.deepcopy(drawn or {}))
         self.recording.calls.append([])
+        self.recording.replies.append([])
 
     def end_example(self, error: BaseException | None) -> None:
         pass
@@ -71,8 +79,13 @@ class ReferenceSubmission(StudentFunctions):
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any] | None = None, return_args: bool = False) -> Reply:
         kwargs = kwargs or {}
         self.recording.calls[-1].append((function, copy.deepcopy(list(args)), dict(kwargs), return_args))
-        value = REFERENCE_FUNCTIONS[function](*args, **kwargs)
-        return Reply(value, [copy.deepcopy(arg) for arg in args] if return_args else [])
+        arguments = copy.deepcopy(list(args))
+        value = REFERENCE_FUNCTIONS[function](*arguments, **kwargs)
+        # The check gets what this frame decodes to, as from a worker running the
+        # reference: a submission whose replies are these very bytes passes with it.
+        frame = wire.answer_frame(value, arguments if return_args else None)
+        self.recording.replies[-1].append(frame)
+        return answer_of(frame)
 
 
 @functools.cache
@@ -186,7 +199,8 @@ def write_atomic_bytes(path: Path, data: bytes) -> None:
 
 def _save(path: Path, recording: Recording) -> None:
     try:
-        write_atomic_bytes(path, encode_frame({"examples": recording.examples, "calls": recording.calls}))
+        replies = [[np.frombuffer(frame, dtype=np.uint8) for frame in frames] for frames in recording.replies]
+        write_atomic_bytes(path, encode_frame({"examples": recording.examples, "calls": recording.calls, "replies": replies}))
     except TypeError:
         pass  # a draw that cannot be stored: the next run records again
 
@@ -195,7 +209,9 @@ def _read_recording(path: Path) -> Recording | None:
     fields = read_frame_file(path)
     if fields is None:
         return None
-    examples, calls = fields.get("examples"), fields.get("calls")
-    if not isinstance(examples, list) or not isinstance(calls, list) or len(examples) != len(calls):
+    examples, calls, replies = fields.get("examples"), fields.get("calls"), fields.get("replies")
+    if not all(isinstance(part, list) and len(part) == len(examples) for part in (examples, calls, replies)):
         return None
-    return Recording(examples, calls)
+    if not all(isinstance(frames, list) and all(isinstance(frame, np.ndarray) for frame in frames) for frames in replies):
+        return None
+    return Recording(examples, calls, [[frame.tobytes() for frame in frames] for frames in replies])

@@ -77,6 +77,17 @@ MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 Request = tuple[str, list[Any], dict[str, Any], bool]
 
 
+class CallBatch:
+    """Calls to send a worker ahead in one frame (see :meth:`Submission.prefetch`),
+    encoded once: a check process sends the same batch to every submission it grades."""
+
+    def __init__(self, calls: list[Request]) -> None:
+        self.calls = calls
+        self.functions = frozenset(call[0] for call in calls)
+        arrays: list[np.ndarray] = []
+        self.frame = wire.encode({"op": "batch", "calls": [_pack_request(call, arrays) for call in calls]}, arrays)
+
+
 @dataclass(frozen=True)
 class JournalEntry:
     """One call as the worker saw it, and how it ended: a reply or a submission failure."""
@@ -85,22 +96,31 @@ class JournalEntry:
     result: Reply | SubmissionError
 
 
-def _same_request(left: tuple, right: tuple) -> bool:
-    def same(a: Any, b: Any) -> bool:
-        if a is b:
-            return True
-        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-            return (
-                isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                and a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-            )
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-        if isinstance(a, dict) and isinstance(b, dict):
-            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-        return type(a) is type(b) and a == b
-
-    return same(left, right)
+def _same_request(left: Any, right: Any) -> bool:
+    """Whether two requests (or two parts of them) are the same call: arrays the same in
+    dtype, shape and bytes. Loops, not ``all()``: every call a check makes is compared."""
+    if left is right:
+        return True
+    if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+        return (
+            isinstance(left, np.ndarray) and isinstance(right, np.ndarray)
+            and left.dtype == right.dtype and left.shape == right.shape and left.tobytes() == right.tobytes()
+        )
+    if isinstance(left, (list, tuple)):
+        if not isinstance(right, (list, tuple)) or len(left) != len(right):
+            return False
+        for a, b in zip(left, right):
+            if not _same_request(a, b):
+                return False
+        return True
+    if isinstance(left, dict):
+        if not isinstance(right, dict) or left.keys() != right.keys():
+            return False
+        for key in left:
+            if not _same_request(left[key], right[key]):
+                return False
+        return True
+    return type(left) is type(right) and left == right
 
 
 class StudentFunctions:
@@ -192,8 +212,8 @@ class Submission(StudentFunctions):
         trace, self._trace = self._trace or [], None
         return trace
 
-    def prefetch(self, calls: list[Request]) -> None:
-        """Send ``calls``, the calls the next examples are expected to make, in one frame.
+    def prefetch(self, batch: CallBatch) -> None:
+        """Send ``batch``, the calls the next examples are expected to make, in one frame.
 
         The worker answers them one by one while the checks run; a call that matches the
         next prefetched one just takes its reply. At the first call that does not match
@@ -201,22 +221,49 @@ class Submission(StudentFunctions):
         sent one at a time again. The worker answers every prefetched call either way,
         so what it sees does not depend on the submission's answers to the checks.
         """
-        if not calls or self._pending or self._replaying or self._session_failure or self._check_failure:
+        if not batch.calls or self._pending or self._replaying or self._session_failure or self._check_failure:
             return
         try:
             worker = self._ready_worker()
         except SubmissionError:
             return  # the first call raises it again
-        if any(call[0] not in self.functions for call in calls):
+        if not batch.functions <= set(self.functions):
             return
-        arrays: list[np.ndarray] = []
-        frame = wire.encode({"op": "batch", "calls": [_pack_request(call, arrays) for call in calls]}, arrays)
         try:
-            wire.write_all(worker.requests, frame, time.monotonic() + self.limits.call_timeout)
+            wire.write_all(worker.requests, batch.frame, time.monotonic() + self.limits.call_timeout)
         except (OSError, wire.Deadline):
             self._discard_worker()  # it stopped reading: the next call starts another
             return
-        self._pending = list(reversed(calls))
+        self._pending = list(reversed(batch.calls))
+
+    def takes_replies(self, calls: list[Request], replies: list[bytes]) -> bool:
+        """Take the worker's replies to ``calls``, the next prefetched ones, if they are
+        byte for byte ``replies`` (the reference's); else take nothing.
+
+        A check is a function of the example it drew and the replies it got, so an example
+        answered exactly as the reference answered it passes as the reference's did, and
+        need not run. Where a reply does not come, the calls fail as they would when made.
+        """
+        if not calls or len(calls) != len(replies) or len(self._pending) < len(calls) or self._replaying:
+            return False
+        if any(self._pending[-1 - index] is not call for index, call in enumerate(calls)):
+            return False
+        worker = self._worker
+        offset = 0
+        for index, (call, reply) in enumerate(zip(calls, replies)):
+            try:
+                same = worker.reader.holds(offset, reply, time.monotonic() + self._timeout())
+            except wire.Deadline:
+                self.example_calls = [_as_call(request) for request in calls[: index + 1]]
+                self._timed_out(call[0])
+            except (wire.WireError, OSError):
+                return False  # making the calls meets the same failure and reports it
+            if not same:
+                return False
+            offset += len(reply)
+        worker.reader.skip(offset)
+        del self._pending[-len(calls):]
+        return True
 
     def _drop_prefetched(self) -> None:
         worker = self._worker
@@ -273,9 +320,8 @@ class Submission(StudentFunctions):
     ) -> Reply:
         """Call ``function`` in the worker; raise a :class:`SubmissionError` if it does not answer."""
         kwargs = kwargs or {}
-        names = PARAMETERS[function]
-        self.example_calls.append(Call(function, {**dict(zip(names, args)), **kwargs}))
         request = (function, list(args), dict(kwargs), return_args)
+        self.example_calls.append(_as_call(request))
         if self._replaying:
             return self._from_journal(request)
         if self._pending and not _same_request(self._pending[-1], request):
@@ -364,10 +410,7 @@ class Submission(StudentFunctions):
     def _interpret(self, function: str, header: dict[str, Any], arrays: list[np.ndarray]) -> Reply:
         status = header.get("status")
         if status == "ok":
-            after = header.get("args_after", [])
-            if not isinstance(after, list):
-                raise wire.WireError("args_after is not a list")
-            return Reply(wire.unpack(header.get("value"), arrays), [wire.unpack(a, arrays) for a in after])
+            return _answered(header, arrays)
         if status == "raised":
             line = header.get("line")
             line = line if type(line) is int else None
@@ -460,3 +503,25 @@ def _pack_argument(value: Any, arrays: list[np.ndarray]) -> Any:
         arrays.append(value)
         return {"$array": len(arrays) - 1}
     return value
+
+
+def _as_call(request: Request) -> Call:
+    function, args, kwargs, _ = request
+    return Call(function, {**dict(zip(PARAMETERS[function], args)), **kwargs})
+
+
+def _answered(header: dict[str, Any], arrays: list[np.ndarray]) -> Reply:
+    """The reply in an ``ok`` frame's header and arrays."""
+    after = header.get("args_after", [])
+    if not isinstance(after, list):
+        raise wire.WireError("args_after is not a list")
+    return Reply(wire.unpack(header.get("value"), arrays), [wire.unpack(a, arrays) for a in after])
+
+
+def answer_of(frame: bytes) -> Reply:
+    """The reply a check gets from a worker that sent ``frame`` (an ``ok`` one, see
+    wire.answer_frame): what the reference's recorded replies decode to."""
+    header, arrays = wire.decode(frame)
+    if header.get("status") != "ok":
+        raise wire.WireError("not the frame of a call that returned")
+    return _answered(header, arrays)

@@ -78,6 +78,17 @@ def encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
     return PREFIX.pack(len(body), len(payload)) + body + payload
 
 
+def answer_frame(value: Any, args_after: list[Any] | None = None) -> bytes:
+    """The frame a worker sends for a call that returned ``value`` (and, when asked, the
+    arguments as the call left them). The grader builds the reference's the same way, to
+    tell a reply that is byte for byte the reference's."""
+    packer = ArrayPacker()
+    header = {"status": "ok", "value": packer.pack(value)}
+    if args_after is not None:
+        header["args_after"] = [packer.pack(arg) for arg in args_after]
+    return encode(header, packer.arrays)
+
+
 class ArrayPacker:
     """Turns nested Python values into JSON-able values plus a list of arrays.
 
@@ -149,6 +160,16 @@ def read_frame(
     return header, _split_arrays(header["arrays"], bytearray(payload))
 
 
+def decode(frame: bytes) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """The header and arrays of one whole frame held in memory, as :func:`read_frame` gives them."""
+    header_size, payload_size = _sizes(frame, MAX_PAYLOAD_BYTES)
+    start = PREFIX.size + header_size
+    if start + payload_size != len(frame):
+        raise WireError("the frame's length does not match its prefix")
+    header = _header(frame[PREFIX.size:start])
+    return header, _split_arrays(header["arrays"], bytearray(frame[start:]))
+
+
 class FrameReader:
     """The frames of one stream, read in large chunks: one read often brings several
     (a worker answering a batch), and a frame costs one read instead of three.
@@ -187,6 +208,20 @@ class FrameReader:
         payload = self._buffer[start:end]
         del self._buffer[:end]
         return header, _split_arrays(header["arrays"], payload)
+
+    def holds(self, offset: int, frame: bytes, deadline: float | None = None) -> bool:
+        """Whether the frame ``offset`` bytes ahead in the stream is byte for byte ``frame``;
+        reads as far as needed (never past ``frame``'s length) and consumes nothing."""
+        self._fill(offset + PREFIX.size, deadline)
+        header_size, payload_size = PREFIX.unpack_from(self._buffer, offset)
+        if PREFIX.size + header_size + payload_size != len(frame):
+            return False
+        self._fill(offset + len(frame), deadline)
+        return self._buffer.startswith(frame, offset)
+
+    def skip(self, size: int) -> None:
+        """Consume ``size`` bytes that :meth:`holds` has checked."""
+        del self._buffer[:size]
 
 
 def _valid_side(side: Any) -> bool:

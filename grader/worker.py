@@ -90,11 +90,7 @@ def _answer(module, request: dict, arrays: list, path: str) -> bytes:
         result = function(*args, **kwargs)
     except BaseException as error:  # SystemExit and KeyboardInterrupt are answers too
         return wire.encode({"status": "raised", **_describe(error, path)}, [])
-    packer = wire.ArrayPacker()
-    header = {"status": "ok", "value": packer.pack(result)}
-    if request.get("return_args"):
-        header["args_after"] = [packer.pack(arg) for arg in args]
-    return wire.encode(header, packer.arrays)
+    return wire.answer_frame(result, args if request.get("return_args") else None)
 
 
 def serve(requests: int, replies: int, path: str, load) -> None:

@@ -10,8 +10,9 @@ import pytest
 from conftest import HEADS, REFERENCE, TESTS
 
 SUBMISSIONS = TESTS / "submissions"
-from grader import examples
+from grader import examples, reference
 from grader.checks import softmax as softmax_checks
+from grader.proxy import answer_of
 from grader.runner import run_checks
 from grader.sandbox import Limits
 
@@ -40,6 +41,7 @@ def test_recordings_round_trip_through_the_cache(tmp_path, monkeypatch):
     for check_id, recording in recorded.items():
         assert len(reloaded[check_id].examples) == len(recording.examples)
         assert len(reloaded[check_id].calls) == len(recording.calls)
+        assert reloaded[check_id].replies == recording.replies
         for before, after in zip(recording.examples, reloaded[check_id].examples):
             assert before.keys() == after.keys()
             for name in before:
@@ -49,6 +51,14 @@ def test_recordings_round_trip_through_the_cache(tmp_path, monkeypatch):
                     left, right = left[0], right[0]
                 assert np.array_equal(left, right)
                 assert not right.flags.writeable  # shared across submissions: a check cannot change it
+
+
+def test_the_recorded_replies_are_what_the_reference_answered():
+    recording = examples.recorded_examples({"softmax.axis": softmax_checks.test_axis}, None)["softmax.axis"]
+    for calls, replies in zip(recording.calls, recording.replies):
+        assert len(calls) == len(replies) == 1
+        (_, args, kwargs, _), reply = calls[0], answer_of(replies[0])
+        assert np.array_equal(reply.value, reference.softmax(*args, **kwargs))
 
 
 def test_a_damaged_cache_file_is_recorded_again(tmp_path, monkeypatch):

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REFERENCE, TEMPLATE
+from conftest import HEADS, REFERENCE, TEMPLATE
+from grader.examples import Recording, ReferenceSubmission
 from grader.outcomes import (
     CallRaised,
     CallTimedOut,
@@ -17,7 +18,7 @@ from grader.outcomes import (
     NotImplementedYet,
     WorkerCrashed,
 )
-from grader.proxy import Submission
+from grader.proxy import CallBatch, Submission
 from grader.sandbox import Limits
 from grader.wire import UnsupportedValue
 
@@ -159,3 +160,52 @@ def test_a_fail_fast_failure_remembers_the_input_that_really_failed(open_submiss
         submission.softmax(np.array([0.0]))
     for raised in (first.value, replay.value):
         assert [call.arguments["x"].tolist() for call in raised.calls] == [[7.0, 8.0]]
+
+
+X = np.array([[1.0, -0.5], [0.25, 2.0]])
+EXAMPLES = [[("attention", [X, X, X], {})], [("softmax", [X], {"axis": 0}), ("causal_mask", [3], {})]]
+
+
+def _recorded(examples: list) -> Recording:
+    """``examples`` (each a list of calls) as a recording keeps them: the reference's replies as frames."""
+    stand_in = ReferenceSubmission()
+    for calls in examples:
+        stand_in.begin_example({})
+        for function, args, kwargs in calls:
+            stand_in.call(function, args, kwargs)
+    return stand_in.recording
+
+
+def _prefetched(submission: Submission, recording: Recording) -> None:
+    submission.prefetch(CallBatch([call for calls in recording.calls for call in calls]))
+
+
+def test_replies_byte_for_byte_the_references_are_taken_without_making_the_calls(open_submission):
+    recording = _recorded(EXAMPLES)
+    submission = open_submission(REFERENCE)
+    _prefetched(submission, recording)
+    assert all(submission.takes_replies(calls, replies) for calls, replies in zip(recording.calls, recording.replies))
+    # Nothing of the batch is left to be taken by the next call.
+    np.testing.assert_allclose(submission.softmax(np.array([0.0, 0.0])), [0.5, 0.5])
+
+
+def test_other_replies_are_left_for_the_calls_themselves(open_submission):
+    recording = _recorded(EXAMPLES)
+    submission = open_submission(HEADS / "buggy" / "missing_scale.py")
+    _prefetched(submission, recording)
+    assert not submission.takes_replies(recording.calls[0], recording.replies[0])
+    _, A = submission.attention(X, X, X)  # the head's own answer, unscaled
+    np.testing.assert_allclose(A[0], np.exp([1.25, 0.25 - 1.0]) / np.exp([1.25, -0.75]).sum())
+    assert submission.takes_replies(recording.calls[1], recording.replies[1])  # softmax and causal_mask are right
+
+
+def test_a_reply_that_never_comes_fails_as_the_call_would(open_submission):
+    recording = _recorded(EXAMPLES)
+    submission = open_submission(SUBMISSIONS / "sleeps_in_softmax.py")
+    _prefetched(submission, recording)
+    assert submission.takes_replies(recording.calls[0], recording.replies[0])
+    with pytest.raises(CallTimedOut, match=r"softmax\(\) did not return within 1 s") as raised:
+        submission.takes_replies(recording.calls[1], recording.replies[1])
+    assert [call.function for call in raised.value.calls] == ["softmax"]
+    arguments = raised.value.calls[0].arguments
+    assert arguments["x"].tolist() == X.tolist() and arguments["axis"] == 0

@@ -133,3 +133,36 @@ def test_a_frame_reader_keeps_the_caps():
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_a_frame_reader_tells_whether_frames_ahead_are_the_expected_bytes_without_taking_them():
+    first, second = wire.answer_frame(np.eye(2)), wire.answer_frame((np.ones(3), np.zeros((1, 2))))
+    differs_in_a_byte = wire.answer_frame(np.eye(2) * 2)  # same length as first
+    read, write = os.pipe()
+    try:
+        os.write(write, first + second[:5])
+        reader = wire.FrameReader(read)
+        assert reader.holds(0, first, deadline=None)
+        assert not reader.holds(0, differs_in_a_byte, deadline=None)
+        assert not reader.holds(0, second, deadline=None)  # another length: told from the prefix
+        with pytest.raises(wire.Deadline):
+            reader.holds(len(first), second, deadline=0.0)  # not all there yet
+        os.write(write, second[5:])
+        assert reader.holds(len(first), second, deadline=None)
+        header, (array,) = reader.read_frame()  # nothing was taken
+        assert header["status"] == "ok" and array.tolist() == np.eye(2).tolist()
+        reader.skip(len(second))
+        with pytest.raises(wire.Deadline):
+            reader.read_frame(deadline=0.0)
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_a_frame_in_memory_decodes_as_one_read_from_a_pipe():
+    frame = wire.answer_frame((np.arange(6.0).reshape(2, 3), np.array([True, False])), [np.ones(2)])
+    header, arrays = wire.decode(frame)
+    assert wire.unpack(header["value"], arrays)[1].tolist() == [True, False]
+    assert wire.unpack(header["args_after"][0], arrays).tolist() == [1.0, 1.0]
+    with pytest.raises(wire.WireError, match="length"):
+        wire.decode(frame + b"\0")
