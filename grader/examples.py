@@ -55,9 +55,19 @@ class Recording:
     replies: list[list[bytes]]
 
     @functools.cached_property
-    def batch(self) -> CallBatch:
-        """Every call of every example, in order, as one batch for the worker."""
-        return CallBatch([call for calls in self.calls for call in calls])
+    def batches(self) -> list[tuple[int, CallBatch]]:
+        """The calls of the examples in batches for the worker, each with its first
+        example: 2 examples, then 4, 8, 16, the rest. A replay sends the first at once and
+        each next one when it reaches the examples of the one before, so the worker is
+        always a batch ahead, and a check that fails early (most fail in their first
+        three) has the worker answer few calls that nobody will ask."""
+        batches = []
+        start, size = 0, 2
+        while start < len(self.calls):
+            calls = [call for example in self.calls[start : start + size] for call in example]
+            batches.append((start, CallBatch(calls)))
+            start, size = start + size, size * 2
+        return batches
 
 
 class ReferenceSubmission(StudentFunctions):

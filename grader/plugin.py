@@ -145,10 +145,14 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if recording is None:
         return None
     submission = pyfuncitem.funcargs["submission"]
-    # The reference's calls, sent ahead in one frame: the worker answers while checks run.
-    submission.prefetch(recording.batch)
+    # The reference's calls, sent ahead in batches: the worker answers while checks run.
+    batches = recording.batches
+    submission.prefetch(batches[0][1])
+    following = dict(zip((start for start, _ in batches), (batch for _, batch in batches[1:])))
     try:
-        for drawn, calls, replies in zip(recording.examples, recording.calls, recording.replies):
+        for index, (drawn, calls, replies) in enumerate(zip(recording.examples, recording.calls, recording.replies)):
+            if index in following:
+                submission.prefetch(following[index], more=True)
             # An example the submission answered byte for byte as the reference did passes.
             if not submission.takes_replies(calls, replies):
                 pyfuncitem.obj.hypothesis.inner_test(submission, **drawn)

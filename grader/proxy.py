@@ -167,6 +167,7 @@ class Submission(StudentFunctions):
         self._check_failure: SubmissionError | None = None
         self._check_started = time.monotonic()
         self._pending: list[Request] = []  # prefetched calls not yet taken, last first
+        self._prefetching = False  # batches sent since the check began, none of their calls dropped
         # See start_journal and replay_journal.
         self._journal: list[JournalEntry] | None = None
         self._replaying: list[JournalEntry] = []
@@ -212,16 +213,18 @@ class Submission(StudentFunctions):
         trace, self._trace = self._trace or [], None
         return trace
 
-    def prefetch(self, batch: CallBatch) -> None:
-        """Send ``batch``, the calls the next examples are expected to make, in one frame.
+    def prefetch(self, batch: CallBatch, *, more: bool = False) -> None:
+        """Send ``batch``, the calls the next examples are expected to make, in one frame;
+        with ``more``, after the batches sent since the check began, if none of their
+        calls has been dropped (else nothing is sent).
 
         The worker answers them one by one while the checks run; a call that matches the
         next prefetched one just takes its reply. At the first call that does not match
         (or at the next check) the remaining replies are read and dropped, and calls are
-        sent one at a time again. The worker answers every prefetched call either way,
-        so what it sees does not depend on the submission's answers to the checks.
+        sent one at a time again. The worker answers every prefetched call either way:
+        which calls it sees depends on which examples passed, never on how fast anything ran.
         """
-        if not batch.calls or self._pending or self._replaying or self._session_failure or self._check_failure:
+        if more != self._prefetching or not batch.calls or self._replaying or self._session_failure or self._check_failure:
             return
         try:
             worker = self._ready_worker()
@@ -234,7 +237,8 @@ class Submission(StudentFunctions):
         except (OSError, wire.Deadline):
             self._discard_worker()  # it stopped reading: the next call starts another
             return
-        self._pending = list(reversed(batch.calls))
+        self._pending[:0] = reversed(batch.calls)
+        self._prefetching = True
 
     def takes_replies(self, calls: list[Request], replies: list[bytes]) -> bool:
         """Take the worker's replies to ``calls``, the next prefetched ones, if they are
@@ -270,10 +274,11 @@ class Submission(StudentFunctions):
         while self._pending and worker is not None:
             self._pending.pop()
             try:
-                worker.reader.read_frame(time.monotonic() + self.limits.call_timeout)
+                worker.reader.skip_frame(time.monotonic() + self.limits.call_timeout)
             except (wire.WireError, OSError):
                 self._discard_worker()
         self._pending = []
+        self._prefetching = False
 
     def start_journal(self) -> None:
         """Keep every call from now on with its result, to serve again (see replay_journal)."""
@@ -462,6 +467,7 @@ class Submission(StudentFunctions):
 
     def _discard_worker(self) -> None:
         self._pending = []
+        self._prefetching = False
         if self._worker is not None:
             self._worker.kill()
             self._worker = None

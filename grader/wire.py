@@ -219,6 +219,14 @@ class FrameReader:
         self._fill(offset + len(frame), deadline)
         return self._buffer.startswith(frame, offset)
 
+    def skip_frame(self, deadline: float | None = None, max_payload: int = MAX_PAYLOAD_BYTES) -> None:
+        """Consume the next frame unread (its sizes are still held to the caps)."""
+        self._fill(PREFIX.size, deadline)
+        header_size, payload_size = _sizes(self._buffer, max_payload)
+        end = PREFIX.size + header_size + payload_size
+        self._fill(end, deadline)
+        del self._buffer[:end]
+
     def skip(self, size: int) -> None:
         """Consume ``size`` bytes that :meth:`holds` has checked."""
         del self._buffer[:size]

@@ -61,6 +61,13 @@ def test_the_recorded_replies_are_what_the_reference_answered():
         assert np.array_equal(reply.value, reference.softmax(*args, **kwargs))
 
 
+def test_a_recording_is_sent_ahead_in_growing_batches_of_all_its_calls():
+    recording = examples.recorded_examples({"softmax.axis": softmax_checks.test_axis}, None)["softmax.axis"]
+    assert [start for start, _ in recording.batches] == [0, 2, 6, 14, 30]
+    sent = [call for _, batch in recording.batches for call in batch.calls]
+    assert sent == [call for calls in recording.calls for call in calls]
+
+
 def test_a_damaged_cache_file_is_recorded_again(tmp_path, monkeypatch):
     tests = {"softmax.matches_reference": softmax_checks.test_matches_reference}
     examples.recorded_examples(tests, tmp_path)

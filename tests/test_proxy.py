@@ -209,3 +209,21 @@ def test_a_reply_that_never_comes_fails_as_the_call_would(open_submission):
     assert [call.function for call in raised.value.calls] == ["softmax"]
     arguments = raised.value.calls[0].arguments
     assert arguments["x"].tolist() == X.tolist() and arguments["axis"] == 0
+
+
+def test_further_batches_follow_an_unbroken_run_of_prefetched_calls(open_submission):
+    recording = _recorded(EXAMPLES)
+    first, second = CallBatch(recording.calls[0]), CallBatch(recording.calls[1])
+    submission = open_submission(REFERENCE)
+    submission.prefetch(second, more=True)  # no first batch: not sent
+    assert not submission.takes_replies(recording.calls[1], recording.replies[1])
+    submission.prefetch(first)
+    submission.prefetch(second, more=True)
+    assert submission.takes_replies(recording.calls[0], recording.replies[0])
+    assert submission.takes_replies(recording.calls[1], recording.replies[1])
+    submission.begin_check()
+    submission.prefetch(first)
+    submission.softmax(np.zeros(2))  # not the prefetched call: the batch's replies are dropped
+    submission.prefetch(second, more=True)  # so this one is not sent
+    assert not submission.takes_replies(recording.calls[1], recording.replies[1])
+    np.testing.assert_allclose(submission.softmax(X, axis=0).sum(axis=0), [1.0, 1.0])

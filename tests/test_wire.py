@@ -166,3 +166,19 @@ def test_a_frame_in_memory_decodes_as_one_read_from_a_pipe():
     assert wire.unpack(header["args_after"][0], arrays).tolist() == [1.0, 1.0]
     with pytest.raises(wire.WireError, match="length"):
         wire.decode(frame + b"\0")
+
+
+def test_a_frame_reader_skips_a_frame_unread_but_within_the_caps():
+    read, write = os.pipe()
+    try:
+        os.write(write, wire.answer_frame(np.eye(3)) + wire.answer_frame(np.ones(2)))
+        reader = wire.FrameReader(read)
+        reader.skip_frame()
+        header, arrays = reader.read_frame()
+        assert wire.unpack(header["value"], arrays).tolist() == [1.0, 1.0]
+        os.write(write, struct.pack(">II", wire.MAX_HEADER_BYTES + 1, 0))
+        with pytest.raises(wire.WireError, match="over the cap"):
+            reader.skip_frame()
+    finally:
+        os.close(read)
+        os.close(write)
