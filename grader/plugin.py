@@ -69,8 +69,11 @@ def pytest_configure(config: pytest.Config) -> None:
         student_view = config.getoption("tbstyle") != "no"  # the grader's own runs pass --tb=no
         if student_view and len(paths) > 1:
             raise pytest.UsageError("--attention-submission: give one submission; grade folders with grader grade")
+        sandbox = config.getoption("attention_sandbox")
         try:
-            isolation = resolve_isolation(config.getoption("attention_sandbox"))
+            # The grader's own runs name the sandbox its command resolved and tried already
+            # (trying bubblewrap again would cost each check process a sandbox start).
+            isolation = resolve_isolation(sandbox) if student_view or sandbox == "auto" else sandbox
         except UsageError as error:
             raise pytest.UsageError(str(error)) from None
         limits = Limits(
