@@ -263,7 +263,7 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
     metavar="SPEC",
     required=True,
     help="The pip requirement that installs this grader for students, such as "
-    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.4.0'.",
+    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.4.1'.",
 )
 def export_student_command(out: Path, rubric: Path | None, install: str) -> None:
     """Write into the folder OUT what students receive: the template, the GitHub
