@@ -9,9 +9,15 @@ each submission. A check passes only when every recorded example passes; at the 
 failure the plugin runs the live Hypothesis check instead, which meets the same failure
 and shrinks it, so grades and counterexamples are exactly those of a live run.
 
-Recordings are cached on disk (one file per check in the wire format, no pickles) under a key made of
-everything that can change the draws: the sources of the checks and strategies, and
-the versions of the grader, Hypothesis, numpy and Python.
+Recordings also keep the reference's reply to each call, as the frame a worker running
+the reference would send: an example a submission answers with those very bytes passes
+as the reference's did (see plugin.pytest_pyfunc_call).
+
+Recordings are cached on disk (one file per check in the wire format, no pickles) under a
+key made of everything that can change the draws or the replies: the grader's sources
+(the checks and strategies draw; the reference wrapper, the wire format and the proxy
+make and read the replies), the reference head, and the versions of the grader,
+Hypothesis, numpy and Python.
 """
 
 from __future__ import annotations
@@ -32,11 +38,14 @@ import numpy as np
 
 from grader import __version__, reference, wire
 from grader.proxy import CallBatch, Reply, Request, StudentFunctions, answer_of
+from grader.resources import REFERENCE_HEAD, project_file
 
 PACKAGE = Path(__file__).resolve().parent
-DRAW_SOURCES = sorted((PACKAGE / "checks").glob("*.py")) + [PACKAGE / "strategies.py"]
 
 Example = dict[str, Any]
+# Half a Linux pipe's default 64 KiB: room for a further batch beside what the worker
+# has not read yet of the one before (see Recording.batches).
+MAX_FURTHER_BATCH_BYTES = 32 * 1024
 REFERENCE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "softmax": reference.softmax,
     "attention": reference.attention,
@@ -60,13 +69,19 @@ class Recording:
         example: 2 examples, then 4, 8, 16, the rest. A replay sends the first at once and
         each next one when it reaches the examples of the one before, so the worker is
         always a batch ahead, and a check that fails early (most fail in their first
-        three) has the worker answer few calls that nobody will ask."""
+        three) has the worker answer few calls that nobody will ask.
+
+        A further batch is written while the worker answers the one before, so it must fit
+        in the request pipe whole (Linux gives a pipe 64 KiB): a check with a larger one
+        sends all its calls in one batch, which the worker reads before it answers any."""
         batches = []
         start, size = 0, 2
         while start < len(self.calls):
             calls = [call for example in self.calls[start : start + size] for call in example]
             batches.append((start, CallBatch(calls)))
             start, size = start + size, size * 2
+        if any(len(batch.frame) > MAX_FURTHER_BATCH_BYTES for _, batch in batches[1:]):
+            return [(0, CallBatch([call for example in self.calls for call in example]))]
         return batches
 
 
@@ -100,13 +115,14 @@ class ReferenceSubmission(StudentFunctions):
 
 @functools.cache
 def cache_key() -> str:
-    """What the recorded draws depend on: the check sources (as this process loaded them)
-    and the versions of the grader, Hypothesis, numpy and Python."""
+    """What the recorded draws and replies depend on: the grader's sources and the
+    reference head (as this process loaded them), and the versions of the grader,
+    Hypothesis, numpy and Python."""
     digest = hashlib.sha256()
     for part in (__version__, hypothesis.__version__, np.__version__, sys.version.split()[0]):
         digest.update(part.encode() + b"\0")
-    for source in DRAW_SOURCES:
-        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    for source in sorted(PACKAGE.rglob("*.py")) + [project_file(REFERENCE_HEAD)]:
+        digest.update(str(source.relative_to(source.parents[1])).encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()[:24]
 
 

@@ -145,7 +145,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     (grader.traces), with the same result.
     """
     recording = pyfuncitem.config.stash.get(REPLAYS, {}).get(check_id(pyfuncitem))
-    if recording is None:
+    if recording is None or not recording.examples:
         return None
     submission = pyfuncitem.funcargs["submission"]
     # The reference's calls, sent ahead in batches: the worker answers while checks run.

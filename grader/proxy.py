@@ -220,9 +220,10 @@ class Submission(StudentFunctions):
 
         The worker answers them one by one while the checks run; a call that matches the
         next prefetched one just takes its reply. At the first call that does not match
-        (or at the next check) the remaining replies are read and dropped, and calls are
-        sent one at a time again. The worker answers every prefetched call either way:
-        which calls it sees depends on which examples passed, never on how fast anything ran.
+        (or at the next check) the remaining replies are skipped, and calls are sent one
+        at a time again. The worker answers every prefetched call either way: which calls
+        it sees depends on which examples passed. (A further batch is written while the
+        worker answers the one before, so it must fit in the pipe: see Recording.batches.)
         """
         if more != self._prefetching or not batch.calls or self._replaying or self._session_failure or self._check_failure:
             return
@@ -231,6 +232,7 @@ class Submission(StudentFunctions):
         except SubmissionError:
             return  # the first call raises it again
         if not batch.functions <= set(self.functions):
+            self._prefetching = False  # nor any batch after this one
             return
         try:
             wire.write_all(worker.requests, batch.frame, time.monotonic() + self.limits.call_timeout)

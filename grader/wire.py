@@ -211,7 +211,7 @@ class FrameReader:
 
     def holds(self, offset: int, frame: bytes, deadline: float | None = None) -> bool:
         """Whether the frame ``offset`` bytes ahead in the stream is byte for byte ``frame``;
-        reads as far as needed (never past ``frame``'s length) and consumes nothing."""
+        waits for no byte past ``frame``'s length, and consumes nothing."""
         self._fill(offset + PREFIX.size, deadline)
         header_size, payload_size = PREFIX.unpack_from(self._buffer, offset)
         if PREFIX.size + header_size + payload_size != len(frame):

@@ -68,6 +68,16 @@ def test_a_recording_is_sent_ahead_in_growing_batches_of_all_its_calls():
     assert sent == [call for calls in recording.calls for call in calls]
 
 
+def test_a_check_whose_later_batches_would_not_fit_in_a_pipe_sends_one_batch():
+    def recording(size: int) -> examples.Recording:
+        calls = [[("softmax", [np.zeros(size)], {}, False)] for _ in range(40)]
+        return examples.Recording([{}] * 40, calls, [[b""]] * 40)
+
+    assert [start for start, _ in recording(8).batches] == [0, 2, 6, 14, 30]
+    (whole,) = recording(4096).batches  # 32 KiB per call
+    assert whole[0] == 0 and len(whole[1].calls) == 40
+
+
 def test_a_damaged_cache_file_is_recorded_again(tmp_path, monkeypatch):
     tests = {"softmax.matches_reference": softmax_checks.test_matches_reference}
     examples.recorded_examples(tests, tmp_path)

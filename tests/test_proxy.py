@@ -185,7 +185,7 @@ def test_replies_byte_for_byte_the_references_are_taken_without_making_the_calls
     submission = open_submission(REFERENCE)
     _prefetched(submission, recording)
     assert all(submission.takes_replies(calls, replies) for calls, replies in zip(recording.calls, recording.replies))
-    # Nothing of the batch is left to be taken by the next call.
+    assert submission._pending == []  # nothing of the batch is left for the next call
     np.testing.assert_allclose(submission.softmax(np.array([0.0, 0.0])), [0.5, 0.5])
 
 
@@ -227,3 +227,14 @@ def test_further_batches_follow_an_unbroken_run_of_prefetched_calls(open_submiss
     submission.prefetch(second, more=True)  # so this one is not sent
     assert not submission.takes_replies(recording.calls[1], recording.replies[1])
     np.testing.assert_allclose(submission.softmax(X, axis=0).sum(axis=0), [1.0, 1.0])
+
+
+def test_a_batch_for_a_missing_function_stops_the_batches_after_it(open_submission):
+    softmax_only = _recorded([[("softmax", [X], {})], [("softmax", [X * 2], {})]])
+    needs_attention = CallBatch([("attention", [X, X, X], {}, False)])
+    submission = open_submission(SUBMISSIONS / "only_softmax.py")
+    submission.prefetch(CallBatch(softmax_only.calls[0]))
+    submission.prefetch(needs_attention, more=True)  # refused: attention is missing
+    submission.prefetch(CallBatch(softmax_only.calls[1]), more=True)  # so not sent either
+    assert submission.takes_replies(softmax_only.calls[0], softmax_only.replies[0])
+    assert not submission.takes_replies(softmax_only.calls[1], softmax_only.replies[1])
