@@ -12,7 +12,7 @@ import hashlib
 import json
 import queue
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +21,14 @@ from grader import __version__
 from grader.errors import UsageError
 from grader.formats.gradebook import grades_csv
 from grader.grading import grade_files
-from grader.report import SCHEMA_VERSION, Report, from_json, to_json, write_atomic
+from grader.report import (
+    SCHEMA_VERSION,
+    Report,
+    from_json,
+    to_json,
+    without_details,
+    write_atomic,
+)
 from grader.rubric import Rubric
 from grader.runner import CheckProcess
 from grader.sandbox import Limits
@@ -71,11 +78,14 @@ def grade_folder(
     regrade: bool = False,
     on_report: Callable[[Report, int, int, bool], None] = lambda report, done, total, kept: None,
 ) -> list[Report]:
-    """Grade every submission in ``folder`` into ``out``; return the reports sorted by id.
+    """Grade every submission in ``folder`` into ``out``; return the reports sorted by id,
+    without their details (see report.without_details, and :func:`read_in_full`), so
+    memory does not grow with the batch.
 
     A report already in ``out`` for the same file content, rubric, grader version and
     sandbox is kept (so a killed batch resumes where it stopped) unless ``regrade``.
-    ``on_report(report, done, total, kept)`` is called as each submission finishes.
+    ``on_report(report, done, total, kept)`` is called with each full report as its
+    submission finishes.
     """
     submissions = find_submissions(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -86,7 +96,7 @@ def grade_folder(
         if kept is None:
             pending.append(submission)
         else:
-            reports.append(kept)
+            reports.append(without_details(kept))
             on_report(kept, len(reports), len(submissions), True)
     # One long-lived check process per job: each takes the next few submissions when it is free.
     with contextlib.ExitStack() as processes:
@@ -100,7 +110,7 @@ def grade_folder(
             for future in as_completed(futures):
                 for report in future.result():
                     write_atomic(out / f"{report.student}.json", to_json(report))
-                    reports.append(report)
+                    reports.append(without_details(report))
                     on_report(report, len(reports), len(submissions), False)
         finally:
             # On Ctrl-C, start nothing new; gradings in flight finish without writing.
@@ -109,6 +119,17 @@ def grade_folder(
     write_atomic(out / "summary.json", json.dumps(summary(reports, rubric), indent=2) + "\n")
     write_atomic(out / "grades.csv", grades_csv(reports, rubric))
     return reports
+
+
+def read_in_full(out: Path, reports: list[Report]) -> Iterator[Report]:
+    """Each of ``reports`` (from :func:`grade_folder`) in full, read back from ``out`` one
+    at a time; as it is if its file is gone or no longer a report."""
+    for report in reports:
+        try:
+            full = from_json((out / f"{report.student}.json").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            full = None
+        yield full if full is not None and full.student == report.student else report
 
 
 def _chunks(pending: list[SubmissionFile], jobs: int) -> list[list[SubmissionFile]]:

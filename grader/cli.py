@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from grader import __version__
-from grader.batch import grade_folder
+from grader.batch import grade_folder, read_in_full
 from grader.bundles import export_student, gradescope_bundle
 from grader.errors import GraderError, UsageError
 from grader.formats import REPORT_FORMATS
@@ -232,9 +232,9 @@ def grade(
     finally:
         progress.finish()
     if html:
-        write_pages(reports, out)
+        write_pages(read_in_full(out, reports), out)
     if junit:
-        write_atomic(out / "junit.xml", junit_xml(reports))
+        write_atomic(out / "junit.xml", junit_xml(read_in_full(out, reports)))
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
     elapsed = time.monotonic() - progress.started

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
+from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from grader.report import Report, score_summary, write_atomic
+from grader.report import Report, score_summary, without_details, write_atomic
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 64em; color: #1d1d1f; padding: 0 1em; }
@@ -185,10 +186,13 @@ def class_page(reports: list[Report], links: dict[str, str]) -> str:
     return _page("Attention head: class report", body)
 
 
-def write_pages(reports: list[Report], out: Path) -> None:
-    """``out/<student>.html`` for each report and the class page ``out/index.html``."""
+def write_pages(reports: Iterable[Report], out: Path) -> None:
+    """``out/<student>.html`` for each report and the class page ``out/index.html``;
+    ``reports`` are taken one at a time (the class page needs no report's details)."""
     links = {}
+    summaries = []
     for report in reports:
         write_atomic(out / f"{report.student}.html", student_page(report))
         links[report.student] = quote(f"{report.student}.html")
-    write_atomic(out / "index.html", class_page(reports, links))
+        summaries.append(without_details(report))
+    write_atomic(out / "index.html", class_page(summaries, links))

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 import textwrap
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,14 @@ def from_json(text: str) -> Report | None:
         return Report(checks=checks, **data)
     except (ValueError, TypeError, AttributeError, KeyError):
         return None
+
+
+def without_details(report: Report) -> Report:
+    """``report`` as a gradebook needs it (scores, statuses, diagnoses), without the
+    feedback, counterexamples and pictures only its own page shows: about 30 KiB of a
+    report, which a batch would otherwise hold for every submission until its end."""
+    checks = [replace(check, feedback=None, counterexample=None) for check in report.checks]
+    return replace(report, checks=checks, pictures={})
 
 
 def to_json(report: Report) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import grade_folder
+from grader.batch import grade_folder, read_in_full
 from grader.report import Report
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
@@ -89,5 +89,6 @@ def graded_heads(tmp_path_factory: pytest.TempPathFactory, rubric: Rubric, isola
     for path in known_heads():
         shutil.copyfile(path, folder / f"{head_id(path)}.py")
     limits = Limits(isolation=isolation)
-    reports = grade_folder(folder, tmp_path_factory.mktemp("reports"), rubric, limits, jobs=os.cpu_count() or 1)
-    return {report.student: report for report in reports}
+    out = tmp_path_factory.mktemp("reports")
+    reports = grade_folder(folder, out, rubric, limits, jobs=os.cpu_count() or 1)
+    return {report.student: report for report in read_in_full(out, reports)}

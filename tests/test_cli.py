@@ -15,7 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import REFERENCE, ROOT, TEMPLATE
+from grader.batch import grade_folder, read_in_full
 from grader.cli import cli
+from grader.report import from_json
+from grader.rubric import load_rubric
+from grader.sandbox import Limits, resolve_isolation
 
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
@@ -131,6 +135,7 @@ def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric):
     ]
     junit = (out / "junit.xml").read_text()
     assert junit.count("<testsuite ") == 2 and 'name="bea"' in junit
+    assert "is not written yet" in junit  # feedback, from the report in full
 
 
 def test_check_writes_each_format_where_asked(tmp_path, small_rubric):
@@ -174,6 +179,17 @@ def test_python_dash_m_runs_the_same_cli():
     assert result.returncode == 0 and result.stdout.startswith("grader, version ")
     result = subprocess.run([sys.executable, "-m", "grader", "check", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0 and "--rubric" in result.stdout and "--json" in result.stdout
+
+
+def test_a_batch_keeps_only_summaries_in_memory_and_reads_reports_back_in_full(tmp_path, small_rubric):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    shutil.copyfile(TEMPLATE, submissions / "bea.py")
+    out = tmp_path / "out"
+    (kept,) = grade_folder(submissions, out, load_rubric(small_rubric), Limits(isolation=resolve_isolation("auto")), jobs=1)
+    assert kept.score == 0 and all(check.feedback is None and check.counterexample is None for check in kept.checks)
+    (full,) = read_in_full(out, [kept])
+    assert full == from_json((out / "bea.json").read_text()) and all(check.feedback for check in full.checks)
 
 
 def test_grade_resumes_keeping_current_reports_and_regrades_changed_ones(tmp_path, small_rubric):

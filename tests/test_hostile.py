@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, expectation
-from grader.batch import grade_folder
+from grader.batch import grade_folder, read_in_full
 from grader.report import Report, to_json
 from grader.sandbox import Limits, bubblewrap_works
 
@@ -48,7 +48,7 @@ def hostile_batch(tmp_path_factory, rubric):
         shutil.copyfile(path, folder / f"{case_id(path)}.py")
     sources = {path.name: digest(path) for path in folder.iterdir()}
     started = time.monotonic()
-    reports = grade_folder(folder, out, rubric, SHORT, jobs=os.cpu_count() or 1)
+    reports = list(read_in_full(out, grade_folder(folder, out, rubric, SHORT, jobs=os.cpu_count() or 1)))
     elapsed = time.monotonic() - started
     time.sleep(DAEMON_GRACE_S)
     return {

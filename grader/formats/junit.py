@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 
 from grader.report import CheckEntry, Report, check_details
 
@@ -22,17 +23,19 @@ def _text(value: str) -> str:
     return _NOT_XML.sub("\ufffd", value)
 
 
-def junit_xml(reports: list[Report]) -> str:
-    """Every report as one ``<testsuites>`` document."""
+def junit_xml(reports: Iterable[Report]) -> str:
+    """Every report as one ``<testsuites>`` document (``reports`` are taken one at a time)."""
     root = ET.Element("testsuites", name="attention-grader")
     totals = {"tests": 0, "failures": 0, "errors": 0}
+    seconds = 0.0
     for report in reports:
         suite = _suite(root, report)
         for key in totals:
             totals[key] += int(suite.get(key))
+        seconds += report.duration_s
     for key, value in totals.items():
         root.set(key, str(value))
-    root.set("time", f"{sum(report.duration_s for report in reports):.3f}")
+    root.set("time", f"{seconds:.3f}")
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
