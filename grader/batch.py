@@ -105,9 +105,9 @@ def grade_folder(
             idle.put(processes.enter_context(CheckProcess()))
         pool = ThreadPoolExecutor(max_workers=jobs)
         try:
-            chunks = _chunks(pending, jobs)
-            futures = [pool.submit(_grade_chunk, chunk, rubric, limits, idle) for chunk in chunks]
-            for future in as_completed(futures):
+            # No list of the futures is kept here: each holds its chunk's reports in full,
+            # and as_completed lets go of each once it is taken.
+            for future in as_completed([pool.submit(_grade_chunk, c, rubric, limits, idle) for c in _chunks(pending, jobs)]):
                 for report in future.result():
                     write_atomic(out / f"{report.student}.json", to_json(report))
                     reports.append(without_details(report))
