@@ -84,6 +84,11 @@ class Recording:
             return [(0, CallBatch([call for example in self.calls for call in example]))]
         return batches
 
+    @functools.cached_property
+    def sent_next(self) -> dict[int, CallBatch]:
+        """The batch to send when a replay reaches each example that starts one (see batches)."""
+        return {start: batch for (start, _), (_, batch) in zip(self.batches, self.batches[1:])}
+
 
 class ReferenceSubmission(StudentFunctions):
     """Stands in for a submission: the reference head answers in this process, and every

@@ -149,13 +149,11 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         return None
     submission = pyfuncitem.funcargs["submission"]
     # The reference's calls, sent ahead in batches: the worker answers while checks run.
-    batches = recording.batches
-    submission.prefetch(batches[0][1])
-    following = dict(zip((start for start, _ in batches), (batch for _, batch in batches[1:])))
+    submission.prefetch(recording.batches[0][1])
     try:
         for index, (drawn, calls, replies) in enumerate(zip(recording.examples, recording.calls, recording.replies)):
-            if index in following:
-                submission.prefetch(following[index], more=True)
+            if index in recording.sent_next:
+                submission.prefetch(recording.sent_next[index], more=True)
             # An example the submission answered byte for byte as the reference did passes.
             if not submission.takes_replies(calls, replies):
                 pyfuncitem.obj.hypothesis.inner_test(submission, **drawn)
