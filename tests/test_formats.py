@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml
 
-from grader.formats import REPORT_FORMATS, classroom, gradescope, junit, markdown
+from grader.formats import REPORT_FORMATS, classroom, gradescope, junit, markdown, prairielearn
 from grader.formats.gradebook import canvas_csv, grades_csv
 from grader.report import Report, score_summary
 from grader.scoring import failed_run
@@ -208,3 +208,118 @@ def test_grades_csv_has_a_column_per_check(graded_heads, rubric):
         points = dict(zip(rubric.check_ids, map(float, row[4:]), strict=True))
         assert points == {check.id: check.points for check in report.checks}
         assert float(row[1]) == report.score == sum(points.values())
+
+
+PRAIRIELEARN_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "prairielearn_results.schema.json").read_text())
+
+
+def _prairielearn(report: Report) -> dict:
+    text = prairielearn.results_json(report)
+    assert len(text.encode("utf-8")) <= 1_000_000
+    results = json.loads(text)
+    jsonschema.validate(results, PRAIRIELEARN_SCHEMA)
+    return results
+
+
+@pytest.mark.parametrize("head", [BUGGY, REFERENCE, TEMPLATE])
+def test_prairielearn_results_follow_the_docs(graded_heads, head):
+    report = graded_heads[head]
+    results = _prairielearn(report)
+    assert results["gradable"] is True
+    assert results["score"] == min(1.0, report.score / report.max_score)
+    # Every test has points and max_points, or PrairieLearn draws no points at all; their
+    # sums are the badge it shows beside the score.
+    assert sum(test["points"] for test in results["tests"]) == report.score
+    assert sum(test["max_points"] for test in results["tests"]) == report.max_score
+    for test, check in zip(results["tests"], report.checks, strict=True):
+        assert test["name"].split(" ")[0] == check.id and test["description"] == check.description
+        assert test["points"] == check.points
+        if check.status == "passed":
+            assert test["message"] == test["output"] == ""
+        else:
+            assert test["message"] == (check.feedback or "")
+            if check.counterexample and check.kind == "wrong_answer":
+                assert test["output"].startswith("reproduce it:")
+    assert score_summary(report) in results["message"]
+
+
+def test_prairielearn_leaves_out_what_checks_out_of_sight_found(graded_heads):
+    report = graded_heads[BUGGY]
+    failed = [check for check in report.checks if check.status != "passed" and not check.bonus]
+    assert report.diagnoses and len(failed) >= 2
+    shown = _prairielearn(report)
+    assert report.diagnoses[0]["message"] in shown["output"]
+    hidden = {failed[0].id: "hidden", failed[1].id: "after_due_date"}
+    results = _prairielearn(_with_visibility(report, hidden))
+    text = json.dumps(results)
+    for check_id in hidden:
+        assert check_id not in text
+    visible_feedback = {check.feedback for check in report.checks if check.id not in hidden}
+    for check in failed[:2]:
+        if check.feedback not in visible_feedback:
+            assert json.dumps(check.feedback)[1:-1] not in text
+    assert report.diagnoses[0]["message"] not in text
+    # The grade of record is the real one, and the tests still add up to it.
+    assert results["score"] == shown["score"] == report.score / report.max_score
+    (out_of_sight,) = [test for test in results["tests"] if test["name"] == prairielearn.OUT_OF_SIGHT]
+    assert out_of_sight["points"] == 0 and out_of_sight["max_points"] == failed[0].max_points + failed[1].max_points
+    assert sum(test["points"] for test in results["tests"]) == report.score
+    assert len(results["tests"]) == len(report.checks) - 1
+
+
+def test_prairielearn_bonus_is_a_test_worth_nothing(graded_heads):
+    report = graded_heads[REFERENCE]
+    assert report.score > report.max_score
+    results = _prairielearn(report)
+    assert results["score"] == 1.0  # PrairieLearn refuses a score above 1
+    bonus = [test for test in results["tests"] if test["name"].endswith("(bonus)")]
+    assert bonus and all(test["max_points"] == 0 and test["points"] > 0 for test in bonus)
+
+
+@pytest.mark.parametrize("kind, reason", [
+    ("unusable_submission", "attention.py is empty: write the four functions from the lesson in it"),
+    ("import_failed", "attention.py could not be imported: SyntaxError at line 8: expected ':'"),
+    ("import_timeout", "importing attention.py took longer than 20 s"),
+])
+def test_prairielearn_file_that_cannot_be_graded_costs_no_attempt(rubric, kind, reason):
+    report = failed_run(rubric, reason, kind=kind, student="x", submission="x.py", submission_sha256="",
+                        duration_s=0.0)
+    results = _prairielearn(report)
+    assert results["gradable"] is False and results["format_errors"] == [reason]
+    assert "score" not in results and "tests" not in results
+
+
+def test_prairielearn_grader_failure_is_not_a_zero(graded_heads, rubric):
+    crashed = failed_run(rubric, "pytest said: mask.secret_check broke", kind="grader_error", student="x",
+                         submission="x.py", submission_sha256="", duration_s=0.0)
+    # One check the grader could not run makes the whole grade unreliable, not a lower one.
+    report = graded_heads[REFERENCE]
+    one_broken = replace(report, checks=[
+        replace(check, status="error", kind="grader_error", points=0.0, feedback="mask.secret_check broke")
+        if check.id == "mask.arbitrary" else check for check in report.checks
+    ])
+    for broken in (crashed, one_broken):
+        results = _prairielearn(broken)
+        assert results["gradable"] is False and "score" not in results
+        assert results["format_errors"] == [prairielearn.GRADER_FAILED]
+        assert "secret_check" not in json.dumps(results)
+
+
+def test_prairielearn_results_stay_under_1_mb(graded_heads, rubric):
+    report = graded_heads[BUGGY]
+    # Escaped in JSON, each of these characters takes 6 or 12 bytes.
+    huge = "start " + "é\x01😀<" * 200_000
+    checks = [replace(check, status="failed", points=0.0, feedback=huge, kind="wrong_answer",
+                      counterexample={"repro": huge, "calls": [], "expected": None, "got": None})
+              for check in report.checks]
+    flooded = replace(report, checks=checks, diagnoses=[{"id": "d", "message": huge}])
+    text = prairielearn.results_json(flooded)
+    assert text == prairielearn.results_json(flooded)  # the same cut every time
+    results = _prairielearn(flooded)
+    assert len(results["tests"]) == len(report.checks)
+    assert all(test["message"].startswith("start é") and "more characters not shown" in test["message"]
+               for test in results["tests"])
+    assert len(text.encode("utf-8")) > 500_000  # cut to fit, not cut to nothing
+    unusable = failed_run(rubric, huge, kind="unusable_submission", student="x", submission="x.py",
+                          submission_sha256="", duration_s=0.0)
+    assert _prairielearn(unusable)["format_errors"][0].startswith("start é")

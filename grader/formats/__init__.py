@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.formats import classroom, gradescope, junit, markdown
+from grader.formats import classroom, gradescope, junit, markdown, prairielearn
 from grader.pages import student_page
 from grader.report import Report, render_text, to_json
 
@@ -17,6 +17,7 @@ REPORT_FORMATS: dict[str, Callable[[Report], str]] = {
     "json": to_json,
     "html": student_page,
     "gradescope": gradescope.results_json,
+    "prairielearn": prairielearn.results_json,
     "junit": junit.report_xml,
     "classroom": classroom.encoded_result,
     "markdown": markdown.job_summary,
