@@ -18,6 +18,7 @@ would alone, one submission after another.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -72,8 +73,13 @@ def pytest_configure(config: pytest.Config) -> None:
         sandbox = config.getoption("attention_sandbox")
         try:
             # The grader's own runs name the sandbox its command resolved and tried already
-            # (trying bubblewrap again would cost each check process a sandbox start).
-            isolation = resolve_isolation(sandbox) if student_view or sandbox == "auto" else sandbox
+            # (trying bubblewrap again would cost each check process a sandbox start). Any
+            # other run is a student's self-check, as `grader check` is.
+            isolation = (
+                resolve_isolation(sandbox, self_check=True, warn=_warn)
+                if student_view or sandbox == "auto"
+                else sandbox
+            )
         except UsageError as error:
             raise pytest.UsageError(str(error)) from None
         limits = Limits(
@@ -94,6 +100,18 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
         if student_view:
             config.pluginmanager.register(StudentView(config), "attention-student-view")
+
+
+def _warn(message: str) -> None:
+    # pytest does not capture output while it configures: this reaches the terminal.
+    print(f"grader: warning: {message}", file=sys.stderr)
+
+
+def _read(path: Path) -> sources.Source:
+    try:
+        return sources.read(path)
+    except (sources.Unusable, UsageError) as error:
+        raise pytest.UsageError(f"--attention-submission {path}: {error}") from None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

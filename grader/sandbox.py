@@ -31,6 +31,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -187,20 +188,31 @@ def process_credentials() -> dict[str, Any]:
     return UNPRIVILEGED if os.geteuid() == 0 and unprivileged_python_works() else {}
 
 
-def resolve_isolation(choice: str) -> str:
+def resolve_isolation(
+    choice: str, *, self_check: bool = False, warn: Callable[[str], object] | None = None
+) -> str:
     """``auto`` becomes bubblewrap where it works, else process; bubblewrap must work.
 
-    As root, ``auto`` never falls back: a plain worker would run student code as root,
-    so that takes an explicit ``--sandbox process``.
+    As root, ``auto`` falls back only for a ``self_check`` (a student grading their own
+    file, as on a fresh container: the report says ``self_check``), and says so through
+    ``warn`` in one line. For a grade of record it never does: a plain worker would run
+    student code as root, so that takes an explicit ``--sandbox process``.
     """
     if choice == "auto":
         if bubblewrap_works():
             return "bubblewrap"
         if os.geteuid() == 0:
-            raise UsageError(
-                "grading as root needs bubblewrap (Debian package 'bubblewrap'); to run submissions "
-                "as root in a plain process anyway, pass --sandbox process"
-            )
+            if not self_check:
+                raise UsageError(
+                    "grading as root needs bubblewrap (Debian package 'bubblewrap'); to run submissions "
+                    "as root in a plain process anyway, pass --sandbox process"
+                )
+            if warn is not None:
+                warn(
+                    "bubblewrap is missing or cannot start here, so the submission runs in a plain process: "
+                    "a self-check, not a grade of record (for the real sandbox, install the Debian package "
+                    "'bubblewrap')"
+                )
         return "process"
     if choice == "bubblewrap" and not bubblewrap_works():
         raise UsageError("bubblewrap cannot start a worker here: install the 'bubblewrap' package, or use --sandbox process")

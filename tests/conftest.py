@@ -1,4 +1,11 @@
-"""Shared fixtures: the known heads, graded once per test session through the batch path."""
+"""Shared fixtures: the known heads, graded once per test session through the batch path;
+and the ``bubblewrap`` marker.
+
+A test marked ``bubblewrap`` needs the real sandbox. Where bubblewrap cannot start a
+worker (a bare container, macOS) it is skipped with the reason; in CI (``CI`` set, as
+.ci/run sets it) the run stops with an error instead, so CI never passes with the
+sandbox untested.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +22,14 @@ from grader.batch import grade_folder, read_in_full
 from grader.report import Report
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
-from grader.sandbox import Limits, resolve_isolation
+from grader.sandbox import Limits, bubblewrap_works
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 HEADS = TESTS / "heads"
 REFERENCE = ROOT / "reference" / "attention.py"
 TEMPLATE = ROOT / "student_template" / "attention.py"
+NO_BUBBLEWRAP = "bubblewrap cannot start a worker here (install it: apt-get install bubblewrap)"
 HEADER = re.compile(rb"^# (must-fail|must-pass|report-status|diagnosis):(.*)$", re.MULTILINE)
 
 
@@ -71,10 +79,27 @@ def known_heads() -> list[Path]:
     return sorted(HEADS.glob("buggy/*.py")) + sorted(HEADS.glob("correct/*.py")) + [REFERENCE, TEMPLATE]
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests marked ``bubblewrap`` where it cannot start; in CI, stop instead."""
+    needing = [item for item in items if item.get_closest_marker("bubblewrap")]
+    if not needing or bubblewrap_works():
+        return
+    if _in_ci():
+        raise pytest.UsageError(f"CI must run every bubblewrap test, but {NO_BUBBLEWRAP}")
+    skip = pytest.mark.skip(reason=f"needs the real sandbox, but {NO_BUBBLEWRAP}")
+    for item in needing:
+        item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def isolation() -> str:
-    """Bubblewrap where it works (CI installs it, so CI tests the real path), else a plain process."""
-    return resolve_isolation("auto")
+    """Bubblewrap where it works (CI installs it, so CI tests the real path), else a plain
+    process, named explicitly: as root, ``auto`` would refuse to grade without bubblewrap."""
+    return "bubblewrap" if bubblewrap_works() else "process"
 
 
 @pytest.fixture(scope="session")

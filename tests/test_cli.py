@@ -19,7 +19,7 @@ from grader.batch import grade_folder, read_in_full
 from grader.cli import cli
 from grader.report import from_json
 from grader.rubric import load_rubric
-from grader.sandbox import Limits, resolve_isolation
+from grader.sandbox import Limits
 
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
@@ -99,14 +99,14 @@ def test_a_missing_submission_is_a_usage_error():
     assert result.exit_code == 2 and "does not exist" in result.output
 
 
-def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rubric):
+def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rubric, isolation):
     submissions = tmp_path / "submissions"
     (submissions / "bea").mkdir(parents=True)
     shutil.copyfile(REFERENCE, submissions / "ada.py")
     shutil.copyfile(TEMPLATE, submissions / "bea" / "attention.py")
     (submissions / "notes.txt").write_text("not a submission")
     out = tmp_path / "out"
-    result = run("grade", submissions, "--out", out, "--jobs", 2, "--rubric", small_rubric)
+    result = run("grade", submissions, "--out", out, "--jobs", 2, "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["ada.json", "bea.json", "grades.csv", "summary.json"]
     assert json.loads((out / "ada.json").read_text())["score"] == 6
@@ -119,14 +119,14 @@ def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rub
     assert [(r["student"], r["score"], r["causal_mask.values"]) for r in rows] == [("ada", "6", "3"), ("bea", "0", "0")]
 
 
-def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric):
+def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric, isolation):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     shutil.copyfile(REFERENCE, submissions / "lovelaceada_123456_789_attention.py")
     shutil.copyfile(TEMPLATE, submissions / "bea.py")
     out = tmp_path / "out"
-    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--junit", "--canvas",
-                 "--canvas-assignment", "Attention (42)")
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation,
+                 "--junit", "--canvas", "--canvas-assignment", "Attention (42)")
     assert result.exit_code == 0, result.output
     rows = list(csv.reader((out / "canvas.csv").read_text().splitlines()))
     assert rows[0][-1] == "Attention (42)" and rows[1] == ["Points Possible", "", "", "", "", "5"]
@@ -142,7 +142,7 @@ def test_check_writes_each_format_where_asked(tmp_path, small_rubric):
     result = run("check", REFERENCE, "--rubric", small_rubric, "--format", f"junit:{tmp_path / 'j.xml'}",
                  "--format", "gradescope")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["score"] == 6  # gradescope on stdout, in place of the text
+    assert json.loads(result.stdout)["score"] == 6  # gradescope on stdout, in place of the text
     assert "<testsuites" in (tmp_path / "j.xml").read_text()
 
 
@@ -164,13 +164,13 @@ def test_bad_formats_are_usage_errors(small_rubric, formats, message):
         ({"index.py": ""}, "clashes with a file the batch writes"),
     ],
 )
-def test_bad_folders_get_a_clear_message(tmp_path, layout, message):
+def test_bad_folders_get_a_clear_message(tmp_path, layout, message, isolation):
     folder = tmp_path / "in"
     folder.mkdir()
     for name, text in layout.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
-    result = run("grade", folder, "--out", tmp_path / "out")
+    result = run("grade", folder, "--out", tmp_path / "out", "--sandbox", isolation)
     assert result.exit_code == 2 and message in result.output
 
 
@@ -181,42 +181,42 @@ def test_python_dash_m_runs_the_same_cli():
     assert result.returncode == 0 and "--rubric" in result.stdout and "--json" in result.stdout
 
 
-def test_a_batch_keeps_only_summaries_in_memory_and_reads_reports_back_in_full(tmp_path, small_rubric):
+def test_a_batch_keeps_only_summaries_in_memory_and_reads_reports_back_in_full(tmp_path, small_rubric, isolation):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     shutil.copyfile(TEMPLATE, submissions / "bea.py")
     out = tmp_path / "out"
-    (kept,) = grade_folder(submissions, out, load_rubric(small_rubric), Limits(isolation=resolve_isolation("auto")), jobs=1)
+    (kept,) = grade_folder(submissions, out, load_rubric(small_rubric), Limits(isolation=isolation), jobs=1)
     assert kept.score == 0 and all(check.feedback is None and check.counterexample is None for check in kept.checks)
     (full,) = read_in_full(out, [kept])
     assert full == from_json((out / "bea.json").read_text()) and all(check.feedback for check in full.checks)
 
 
-def test_grade_resumes_keeping_current_reports_and_regrades_changed_ones(tmp_path, small_rubric):
+def test_grade_resumes_keeping_current_reports_and_regrades_changed_ones(tmp_path, small_rubric, isolation):
     submissions, out = tmp_path / "submissions", tmp_path / "out"
     submissions.mkdir()
     shutil.copyfile(REFERENCE, submissions / "ada.py")
     shutil.copyfile(TEMPLATE, submissions / "bea.py")
-    assert run("grade", submissions, "--out", out, "--rubric", small_rubric).exit_code == 0
+    assert run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation).exit_code == 0
     first = {name: (out / name).read_text() for name in ("ada.json", "bea.json")}
     shutil.copyfile(REFERENCE, submissions / "bea.py")  # bea finishes her head
-    result = run("grade", submissions, "--out", out, "--rubric", small_rubric)
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0
     assert "graded 1 submissions" in result.output and "(1 kept from an earlier run)" in result.output
     assert (out / "ada.json").read_text() == first["ada.json"]
     assert json.loads((out / "bea.json").read_text())["score"] == 6
-    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--regrade")
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation, "--regrade")
     assert "graded 2 submissions" in result.output and "kept" not in result.output
 
 
-def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_on(tmp_path, small_rubric):
+def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_on(tmp_path, small_rubric, isolation):
     submissions, out = tmp_path / "submissions", tmp_path / "out"
     submissions.mkdir()
     shutil.copyfile(REFERENCE, submissions / "ada.py")
     (submissions / "ghost.py").symlink_to(tmp_path / "nowhere.py")
     (submissions / "nb.py").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}))
     (submissions / "empty.py").write_text("\n")
-    result = run("grade", submissions, "--out", out, "--rubric", small_rubric)
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0, result.output
     reports = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "summary"}
     assert reports["ada"]["score"] == 6
@@ -227,14 +227,14 @@ def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-def test_a_killed_batch_resumes_without_half_written_reports(tmp_path, small_rubric, stop):
+def test_a_killed_batch_resumes_without_half_written_reports(tmp_path, small_rubric, stop, isolation):
     submissions, out = tmp_path / "submissions", tmp_path / "out"
     submissions.mkdir()
     students = [f"student{number}" for number in range(6)]
     for student in students:
         shutil.copyfile(REFERENCE, submissions / f"{student}.py")
     command = [sys.executable, "-m", "grader", "grade", str(submissions), "--out", str(out),
-               "--jobs", "1", "--rubric", str(small_rubric)]
+               "--jobs", "1", "--rubric", str(small_rubric), "--sandbox", isolation]
     batch = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while len(list(out.glob("student*.json"))) < 2 and time.monotonic() < deadline:
@@ -255,7 +255,7 @@ def test_a_killed_batch_resumes_without_half_written_reports(tmp_path, small_rub
     assert json.loads((out / "summary.json").read_text())["count"] == len(students)
 
 
-def test_grade_ends_with_a_summary_of_scores_and_the_slowest(tmp_path, small_rubric):
+def test_grade_ends_with_a_summary_of_scores_and_the_slowest(tmp_path, small_rubric, isolation):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     shutil.copyfile(REFERENCE, submissions / "ada.py")
