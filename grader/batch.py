@@ -1,7 +1,8 @@
 """Grade a folder of submissions: find them, grade them in parallel, write the gradebook.
 
-A submission is ``DIR/<id>.py`` or ``DIR/<id>/attention.py``. Each gets
-``OUT/<id>.json``; the batch ends with ``OUT/summary.json`` and ``OUT/grades.csv``.
+A submission is ``DIR/<id>.py`` or ``DIR/<id>/attention.py``, or the same as a notebook
+(``.ipynb``). Each gets ``OUT/<id>.json``; the batch ends with ``OUT/summary.json`` and
+``OUT/grades.csv``.
 One bad submission never stops the batch: it gets a report with status ``error``.
 """
 
@@ -35,6 +36,7 @@ from grader.sandbox import Limits
 from grader.scoring import rubric_summary
 
 RESERVED_IDS = frozenset({"summary", "index"})  # summary.json; index.html (--html)
+SUFFIXES = (".py", ".ipynb")  # in order of preference, for one student's two files
 # Submissions graded in one check run (one pytest session): enough to pay a session's
 # start-up once for several, few enough that a run broken by one of them is soon run
 # again one at a time. Measured on the benchmark's 40 (2 jobs): 1 per run 4.8-5.0 s
@@ -49,22 +51,31 @@ class SubmissionFile:
 
 
 def find_submissions(folder: Path) -> list[SubmissionFile]:
-    """Every submission in ``folder``, sorted by id; clashing ids are an error."""
+    """Every submission in ``folder``, sorted by id; clashing ids are an error, except that
+    a Python file wins over a notebook of the same id beside it (the ``.py`` a student
+    exported from their notebook, say)."""
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
     found: dict[str, SubmissionFile] = {}
-    candidates = [(p.stem, p) for p in folder.glob("*.py")]
-    candidates += [(p.parent.name, p) for p in folder.glob("*/attention.py")]
-    for student, path in sorted(candidates):
+    candidates = []
+    for suffix in SUFFIXES:
+        candidates += [(p.stem, p) for p in folder.glob(f"*{suffix}")]
+        candidates += [(p.parent.name, p) for p in folder.glob(f"*/attention{suffix}")]
+    for student, path in sorted(candidates, key=lambda found: (found[0], SUFFIXES.index(found[1].suffix), found[1])):
         if student.startswith("."):
             continue
         if student in RESERVED_IDS:
             raise UsageError(f"submission id {student!r} ({path}) clashes with a file the batch writes; rename it")
         if student in found:
+            if found[student].path.parent == path.parent and path.suffix != found[student].path.suffix:
+                continue  # the Python file beside it is graded
             raise UsageError(f"two submissions have the id {student!r}: {found[student].path} and {path}")
         found[student] = SubmissionFile(student, path)
     if not found:
-        raise UsageError(f"no submissions in {folder}: expected {folder}/<id>.py or {folder}/<id>/attention.py")
+        raise UsageError(
+            f"no submissions in {folder}: expected {folder}/<id>.py, {folder}/<id>/attention.py "
+            "or the same as .ipynb notebooks"
+        )
     return list(found.values())
 
 

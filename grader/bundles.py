@@ -1,54 +1,115 @@
-"""What the grader hands to other places: Gradescope's autograder zip, and the bundle
-students receive.
+"""What the grader hands to other places: Gradescope's autograder zip, PrairieLearn's
+external grader image, and the bundle students receive.
 
-Both are built from the files of this installation (the package, the reference head,
+All are built from the files of this installation (the package, the reference head,
 the rubric), so what they grade with is exactly what the instructor tested locally.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
+import re
 import shutil
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from grader import __version__
 from grader.errors import UsageError
+from grader.handout_notebook import handout_notebook
 from grader.report import write_atomic
 from grader.resources import DEFAULT_RUBRIC, PACKAGE, REFERENCE_HEAD, STUDENT_TEMPLATE, project_file
 from grader.rubric import Rubric
 
 GRADESCOPE_TEMPLATES = PACKAGE / "templates" / "gradescope"
-EXECUTABLES = frozenset({"setup.sh", "run_autograder"})
+GRADESCOPE_SCRIPTS = ("run_autograder", "setup.sh")
+PRAIRIELEARN_TEMPLATES = PACKAGE / "templates" / "prairielearn"
+# Where the Dockerfile puts the grader in PrairieLearn's image; info.json names the entrypoint there.
+PRAIRIELEARN_HOME = "/attention-grader"
+# Seconds PrairieLearn lets one grading run (at most 600). Measured in a fake /grade tree
+# on 2 cores with --sandbox process: the reference 1.5 s, a buggy head 4.6 s, one whose
+# four functions never return 134 s (each check waits out one 5 s call timeout).
+PRAIRIELEARN_TIMEOUT = 180
+EXECUTABLES = frozenset({*GRADESCOPE_SCRIPTS, "entrypoint"})
 CLASSROOM_WORKFLOW = ".github/workflows/classroom.yml"
 # What the grader imports at run time, pinned to the versions installed here.
-RUNTIME_REQUIREMENTS = ("numpy", "pytest", "pytest-json-report", "hypothesis", "click")
+RUNTIME_REQUIREMENTS = ("numpy", "pytest", "pytest-json-report", "hypothesis", "click", "nbformat")
 # Zip entries get one fixed time, so the same grader and rubric give the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+# A Docker image reference: [registry/]name[/name...][:tag] (lower-case names, as Docker requires).
+_COMPONENT = r"[a-z0-9]+(?:[._-][a-z0-9]+)*"
+IMAGE_NAME = re.compile(rf"{_COMPONENT}(?::[0-9]+)?(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?")
 
 
 def gradescope_bundle(out: Path, rubric: Rubric) -> list[str]:
     """Write Gradescope's autograder zip to ``out``; return the names of its entries.
 
     At its root: ``setup.sh`` and ``run_autograder`` (see grader/templates/gradescope),
-    ``requirements.txt``, ``rubric.toml`` and the ``grader`` package with the reference
-    head and the default rubric bundled inside it.
+    and the grader's files (see :func:`_grader_files`).
     """
-    entries = {name: (GRADESCOPE_TEMPLATES / name).read_bytes() for name in sorted(EXECUTABLES)}
-    entries["requirements.txt"] = "".join(
-        f"{name}=={importlib.metadata.version(name)}\n" for name in RUNTIME_REQUIREMENTS
-    ).encode()
-    entries["rubric.toml"] = Path(rubric.path).read_bytes()
+    entries = {name: (GRADESCOPE_TEMPLATES / name).read_bytes() for name in GRADESCOPE_SCRIPTS}
+    entries |= _grader_files(rubric)
+    _write_zip(out, entries)
+    return list(entries)
+
+
+def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
+    """Write into the new folder ``out`` what a PrairieLearn course needs; return its files.
+
+    ``Dockerfile`` builds the external grader image (tag it ``image``), ``entrypoint``
+    grades a submission in it (see grader/templates/prairielearn), ``info.json`` holds
+    the question settings that use them, and the grader's files are the image's build
+    context (see :func:`_grader_files`).
+    """
+    if IMAGE_NAME.fullmatch(image) is None:
+        raise UsageError(f"--image {image!r} is not a Docker image name such as 'myorg/attention-grader:{__version__}'")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} already exists and is not an empty folder: name a new one")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"  # the Python the pins were resolved for
+    dockerfile = (PRAIRIELEARN_TEMPLATES / "Dockerfile").read_text(encoding="utf-8")
+    entries = {
+        "Dockerfile": dockerfile.replace("@PYTHON@", python).replace("@HOME@", PRAIRIELEARN_HOME).encode(),
+        "entrypoint": (PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(),
+        "info.json": (json.dumps(prairielearn_info(image), indent=2) + "\n").encode(),
+    }
+    entries |= _grader_files(rubric)
+    _write_folder(out, entries)
+    return list(entries)
+
+
+def prairielearn_info(image: str) -> dict[str, object]:
+    """The settings of a question's ``info.json`` that grade it with the bundle's image."""
+    return {
+        "gradingMethod": "External",
+        "externalGradingOptions": {
+            "enabled": True,
+            "image": image,
+            "entrypoint": f"{PRAIRIELEARN_HOME}/entrypoint",
+            "timeout": PRAIRIELEARN_TIMEOUT,
+        },
+    }
+
+
+def _grader_files(rubric: Rubric) -> dict[str, bytes]:
+    """What every platform's bundle grades with: ``requirements.txt`` (the runtime
+    dependencies pinned to the versions installed here), ``rubric.toml`` and the
+    ``grader`` package with the reference head and the default rubric bundled inside."""
+    entries = {
+        "requirements.txt": "".join(
+            f"{name}=={importlib.metadata.version(name)}\n" for name in RUNTIME_REQUIREMENTS
+        ).encode(),
+        "rubric.toml": Path(rubric.path).read_bytes(),
+    }
     for path in sorted(PACKAGE.rglob("*")):
         relative = path.relative_to(PACKAGE)
         if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "_bundled":
             entries[f"grader/{relative.as_posix()}"] = path.read_bytes()
     for data_file in (REFERENCE_HEAD, DEFAULT_RUBRIC):
         entries[f"grader/_bundled/{data_file}"] = project_file(data_file).read_bytes()
-    _write_zip(out, entries)
-    return list(entries)
+    return entries
 
 
 def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
@@ -68,29 +129,55 @@ def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
         raise
 
 
-def export_student(out: Path, rubric: Rubric, install: str) -> list[str]:
+def _write_folder(out: Path, entries: dict[str, bytes]) -> None:
+    """Write ``entries`` as the new folder ``out``, all at once: a folder filled beside it
+    takes its place, so ``out`` is never half a bundle."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        for name, content in entries.items():
+            path = temporary / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            path.chmod(0o755 if name in EXECUTABLES else 0o644)
+        temporary.chmod(0o755)
+        if out.exists():
+            out.rmdir()  # empty, as prairielearn_bundle checked
+        os.replace(temporary, out)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = False) -> list[str]:
     """Write what students receive into the folder ``out``; return the files written.
 
-    The student template (``attention.py``, its README and the GitHub Classroom
-    workflow), ``rubric.toml`` with only the checks students may see, and the commands
-    that run those checks. Never the reference head, and no check that is hidden or
-    shown only after the due date.
+    The student template (``attention.py``, or with ``notebook`` the same as the notebook
+    ``attention.ipynb``; its README and the GitHub Classroom workflow), ``rubric.toml``
+    with only the checks students may see, and the commands that run those checks.
+    Never the reference head, and no check that is hidden or shown only after the due date.
     """
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder")
     template = project_file(STUDENT_TEMPLATE)
+    handout = "attention.ipynb" if notebook else "attention.py"
     written = []
     for path in sorted(template.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            target = out / path.relative_to(template)
+            relative = path.relative_to(template).as_posix()
+            target = out / (handout if relative == "attention.py" else relative)
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            if notebook and relative == "attention.py":
+                write_atomic(target, handout_notebook(path.read_text(encoding="utf-8"), install))
+            else:
+                shutil.copyfile(path, target)
             written.append(target.relative_to(out).as_posix())
     write_atomic(out / "rubric.toml", public_rubric_toml(rubric))
     workflow = out / CLASSROOM_WORKFLOW
     workflow.write_text(_with_install(workflow.read_text(encoding="utf-8"), install), encoding="utf-8")
     readme = out / "README.md"
-    readme.write_text(readme.read_text(encoding="utf-8") + _self_check_section(install), encoding="utf-8")
+    text = readme.read_text(encoding="utf-8") + _self_check_section(install)
+    readme.write_text(text.replace("attention.py", handout), encoding="utf-8")
     return sorted({*written, "rubric.toml"})
 
 

@@ -17,7 +17,7 @@ import click
 
 from grader import __version__
 from grader.batch import grade_folder, read_in_full
-from grader.bundles import export_student, gradescope_bundle
+from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
 from grader.errors import GraderError, UsageError
 from grader.formats import REPORT_FORMATS
 from grader.formats.gradebook import canvas_csv
@@ -173,11 +173,12 @@ def check(
 
     \b
     Formats for other tools:
-      gradescope  Gradescope's results.json
-      junit       JUnit XML, one testcase per check
-      classroom   the base64 result GitHub Classroom's reporter reads
-      markdown    a table of checks, for a GitHub Actions job summary
-      html        one self-contained page with pictures of the attention weights
+      gradescope    Gradescope's results.json
+      prairielearn  PrairieLearn's results.json
+      junit         JUnit XML, one testcase per check
+      classroom     the base64 result GitHub Classroom's reporter reads
+      markdown      a table of checks, for a GitHub Actions job summary
+      html          one self-contained page with pictures of the attention weights
     """
     outputs = formats + [(name, path) for name, path in (("json", json_path), ("html", html_path)) if path]
     to_stdout = [name for name, path in outputs if path == "-"]
@@ -269,6 +270,28 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
     click.echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
 
 
+@cli.command("prairielearn-bundle")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@RUBRIC_OPTION
+@click.option(
+    "--image",
+    metavar="NAME",
+    default=f"attention-grader:{__version__}",
+    show_default=True,
+    help="The Docker image name info.json gives PrairieLearn, such as 'myorg/attention-grader:1' on Docker Hub.",
+)
+def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str) -> None:
+    """Write into the new folder OUT PrairieLearn's external grader: a Dockerfile (build
+    and push it as IMAGE), its entrypoint and the info.json settings of the question.
+
+    The entrypoint grades /grade/student/attention.py (or attention.ipynb) into
+    /grade/results/results.json, each check the student may see a test.
+    """
+    written = prairielearn_bundle(out, _rubric(rubric), image)
+    click.echo(f"wrote {len(written)} files to {out}: build its Dockerfile as {image}, push it, "
+               f"and merge {out / 'info.json'} into the question's info.json")
+
+
 @cli.command("export-student")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @RUBRIC_OPTION
@@ -277,15 +300,19 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
     metavar="SPEC",
     required=True,
     help="The pip requirement that installs this grader for students, such as "
-    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.4.1'.",
+    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.5.0'.",
 )
-def export_student_command(out: Path, rubric: Path | None, install: str) -> None:
-    """Write into the folder OUT what students receive: the template, the GitHub
-    Classroom workflow, the rubric's visible checks and the commands to run them.
+@click.option(
+    "--notebook", is_flag=True, help="Hand out the template as the notebook attention.ipynb instead of attention.py."
+)
+def export_student_command(out: Path, rubric: Path | None, install: str, notebook: bool) -> None:
+    """Write into the folder OUT what students receive: the template (attention.py, or
+    the notebook attention.ipynb), the GitHub Classroom workflow, the rubric's visible
+    checks and the commands to run them.
 
     Never the reference head, and no hidden or after-due-date check.
     """
-    written = export_student(out, _rubric(rubric), install)
+    written = export_student(out, _rubric(rubric), install, notebook=notebook)
     click.echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
 
 

@@ -38,10 +38,17 @@ def _literal(array: np.ndarray) -> str:
     return f"np.array({array.tolist()!r}{suffix})"
 
 
-def repro(calls: list[Call]) -> str:
-    """Python lines that rebuild the inputs and repeat the calls, to paste into a REPL."""
+NOTEBOOK_HINT = "# Paste into a new cell at the end of your notebook, after running the cells above it."
+
+
+def repro(calls: list[Call], *, notebook: bool = False) -> str:
+    """Python lines that rebuild the inputs and repeat the calls, to paste into a REPL
+    (or, for a notebook, into a new cell of it, where the functions are defined already)."""
     functions = sorted({call.function for call in calls})
-    lines = ["import numpy as np", f"from attention import {', '.join(functions)}", ""]
+    if notebook:
+        lines = [NOTEBOOK_HINT, "import numpy as np", ""]
+    else:
+        lines = ["import numpy as np", f"from attention import {', '.join(functions)}", ""]
     for number, call in enumerate(calls, start=1):
         suffix = "" if len(calls) == 1 else f"_{number}"
         names = []
@@ -57,8 +64,8 @@ def repro(calls: list[Call]) -> str:
     return "\n".join(lines)
 
 
-def describe(calls: list[Call], *, expected: Any = None, got: Any = None) -> dict[str, Any]:
-    """The JSON form of a counterexample."""
+def describe(calls: list[Call], *, expected: Any = None, got: Any = None, notebook: bool = False) -> dict[str, Any]:
+    """The JSON form of a counterexample (its repro written for a notebook if ``notebook``)."""
     return {
         "calls": [
             {"function": call.function, "arguments": {name: jsonable(v) for name, v in call.arguments.items()}}
@@ -66,5 +73,5 @@ def describe(calls: list[Call], *, expected: Any = None, got: Any = None) -> dic
         ],
         "expected": jsonable(expected),
         "got": jsonable(got),
-        "repro": repro(calls),
+        "repro": repro(calls, notebook=notebook),
     }

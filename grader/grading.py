@@ -1,15 +1,14 @@
-"""Grade one submission file: look at its bytes, run the checks, score them into a report."""
+"""Grade one submission file: read it (grader.sources), run the checks, score them into a report."""
 
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import time
-import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from grader import sources
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
@@ -17,83 +16,33 @@ from grader.runner import CheckProcess, CheckRun, run_checks
 from grader.sandbox import Limits
 from grader.scoring import failed_run, score
 
-MAX_SUBMISSION_BYTES = 1024 * 1024
-
-
-def read_submission(path: Path) -> bytes:
-    """The submission's bytes, read once: every later step grades exactly these."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_SUBMISSION_BYTES:
-            raise UsageError(f"{path} is {size} bytes; a submission may be at most {MAX_SUBMISSION_BYTES} bytes")
-        return path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read submission {path}: {error.strerror or error}") from None
-
-
-def unusable_reason(content: bytes) -> str | None:
-    """A sentence for a file that cannot be a Python submission at all, else None."""
-    if not content.strip():
-        return "attention.py is empty: write the four functions from the lesson in it"
-    encoding_problem = _encoding_problem(content)
-    if encoding_problem is not None:
-        return encoding_problem
-    if content.lstrip().startswith(b"{"):
-        try:
-            notebook = json.loads(content)
-        except ValueError:
-            return None
-        if isinstance(notebook, dict) and "cells" in notebook:
-            return (
-                "attention.py is a Jupyter notebook, not a Python file: in Jupyter use "
-                "File > Download as > Python (.py) and submit that file"
-            )
-    return None
-
-
-def _encoding_problem(content: bytes) -> str | None:
-    """Decide text encoding here, as PEP 263 says, rather than leave it to the import machinery,
-    which accepts some undecodable bytes on some Python versions: the grade must not depend
-    on the Python that runs the worker."""
-    if b"\x00" in content:
-        return "attention.py is not a text file (it contains NUL bytes): submit your Python source file"
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(content).readline)
-    except SyntaxError:
-        return "attention.py does not start as UTF-8 text and declares no known encoding: save it as UTF-8"
-    try:
-        content.decode(encoding)
-    except UnicodeDecodeError as error:
-        line = content[: error.start].count(b"\n") + 1
-        return (
-            f"attention.py is not valid {encoding} text (byte {content[error.start]:#04x} on line {line}): "
-            "save it as UTF-8, or declare its encoding in a '# -*- coding: ... -*-' first line"
-        )
-    return None
-
 
 @dataclass(frozen=True)
 class _Prepared:
     """A submission's bytes and report identity, or the report of a file that cannot be graded."""
 
-    identity: dict[str, str]
+    identity: dict[str, Any]
     content: bytes
+    suffix: str
     unusable: Report | None
 
 
 def _prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None) -> _Prepared:
-    content = read_submission(path)
+    content = sources.read_bytes(path)
     identity = {
         "student": student or path.stem,
         "submission": str(path),
         "submission_sha256": hashlib.sha256(content).hexdigest(),
         "sandbox": limits.isolation,
     }
-    reason = unusable_reason(content)
-    unusable = None if reason is None else failed_run(
-        rubric, reason, kind="unusable_submission", duration_s=0.0, **identity
-    )
-    return _Prepared(identity, content, unusable)
+    suffix = sources.NOTEBOOK_SUFFIX if path.suffix.lower() == sources.NOTEBOOK_SUFFIX else ".py"
+    try:
+        # The check process reads the same bytes the same way; this reading is for the report.
+        identity["source"] = sources.parse(content, suffix=suffix).summary()
+    except sources.Unusable as error:
+        unusable = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **identity)
+        return _Prepared(identity, content, suffix, unusable)
+    return _Prepared(identity, content, suffix, None)
 
 
 def _scored(prepared: _Prepared, rubric: Rubric, run: CheckRun) -> Report:
@@ -116,7 +65,7 @@ def grade_file(
         return prepared.unusable
     started = time.monotonic()
     try:
-        run = checks.run(prepared.content, rubric, limits) if checks is not None else run_checks(prepared.content, rubric, limits)
+        run = (checks.run if checks is not None else run_checks)(prepared.content, rubric, limits, suffix=prepared.suffix)
     except GradingFailed as error:
         return failed_run(rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **prepared.identity)
     return _scored(prepared, rubric, run)
@@ -145,7 +94,10 @@ def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, c
             graded.append((len(reports) - 1, prepared))
     if len(graded) > 1:
         try:
-            runs = checks.run_many([prepared.content for _, prepared in graded], rubric, limits)
+            runs = checks.run_many(
+                [prepared.content for _, prepared in graded], rubric, limits,
+                suffixes=[prepared.suffix for _, prepared in graded],
+            )
         except GradingFailed:
             runs = None
         if runs is not None:
@@ -159,7 +111,7 @@ def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, c
     for index, prepared in graded:
         started = time.monotonic()
         try:
-            reports[index] = _scored(prepared, rubric, checks.run(prepared.content, rubric, limits))
+            reports[index] = _scored(prepared, rubric, checks.run(prepared.content, rubric, limits, suffix=prepared.suffix))
         except GradingFailed as error:
             reports[index] = failed_run(
                 rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **prepared.identity

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from grader.report import Report, score_summary, without_details, write_atomic
+from grader.report import Report, score_summary, source_lines, without_details, write_atomic
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 64em; color: #1d1d1f; padding: 0 1em; }
@@ -113,6 +113,8 @@ def student_page(report: Report) -> str:
             f"<td>{check.points:g}/{check.max_points:g}{bonus}</td><td>{detail}</td></tr>"
         )
     body.append("</table>")
+    if report.source:
+        body.append(f"<h2>How the file was read</h2><pre>{escape(chr(10).join(source_lines(report.source)))}</pre>")
     if report.pictures:
         body.append("<h2>Attention weights A</h2>")
         for name, caption in PICTURES.items():

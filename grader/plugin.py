@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from hypothesis.errors import Flaky
 
-from grader import counterexample, diagnoses, traces
+from grader import counterexample, diagnoses, sources, traces
 from grader.errors import UsageError
 from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
@@ -93,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
             # pytest_collect_file below, whatever pytest's python_files pattern is).
             config.args = [str(CHECKS_FOLDER)]
             config.stash[COLLECT_CHECKS] = True
-        config.stash[SUBMISSIONS] = submissions = [Submission(Path(path), limits) for path in paths]
+        config.stash[SUBMISSIONS] = submissions = [Submission(_read(Path(path)), limits) for path in paths]
         submissions[0].start_worker()  # it imports the submission while pytest collects the checks
         if config.getoption("json_report", False):  # what the grader reads; a student's pytest does not
             config.stash[EXTRAS] = ReportExtras(len(submissions))
@@ -231,25 +231,41 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
 class StudentView:
     """How a student running ``pytest --attention-submission`` sees the checks: each
     failure as the grader's feedback and the lines that reproduce it (not Hypothesis's
-    traceback), and the score the rubric gives at the end."""
+    traceback), and the score the rubric gives at the end.
+
+    A bonus check that fails is reported as an expected failure (``x``, "xfailed") and
+    its feedback shown under "bonus not earned": it costs no points, so, as in the
+    Classroom step, it does not fail a run whose other checks all pass.
+    """
 
     def __init__(self, config: pytest.Config) -> None:
         rubric_path = config.getoption("attention_rubric")
         self.rubric = load_rubric(Path(rubric_path) if rubric_path else project_file(DEFAULT_RUBRIC))
+        self.bonus = {check.id for check in self.rubric.checks if check.bonus}
         self.passed: dict[str, bool] = {}
+        self.bonus_missed: dict[str, list[str]] = {}  # check id -> its feedback and repro
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
         report = yield
         if call.when == "call" and isinstance(item, pytest.Function):
-            self.passed[check_id(item)] = report.passed
+            check = check_id(item)
+            self.passed[check] = report.passed
             if call.excinfo is not None:
-                outcome = outcome_of(call.excinfo.value, submission_of(item).example_calls)
+                outcome = outcome_of(call.excinfo.value, submission_of(item))
                 details = failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])
                 report.longrepr = "\n".join(details)
+                if check in self.bonus:
+                    report.outcome = "skipped"  # with wasxfail: what pytest reports as xfailed
+                    report.wasxfail = f"bonus not earned: {outcome['feedback']}"
+                    self.bonus_missed[check] = details
         return report
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.bonus_missed:
+            terminalreporter.write_sep("=", "bonus not earned")
+            for check, details in self.bonus_missed.items():
+                terminalreporter.write_line(f"{check}: " + "\n".join(details))
         checks = [check for check in self.rubric.checks if check.id in self.passed]
         score = sum(check.points for check in checks if self.passed[check.id] and not check.bonus)
         bonus = sum(check.points for check in checks if self.passed[check.id] and check.bonus)
@@ -390,15 +406,15 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> di
     outcome = (
         {"status": "passed", "kind": None, "feedback": None, "counterexample": None}
         if call.excinfo is None
-        else outcome_of(call.excinfo.value, submission_of(item).example_calls)
+        else outcome_of(call.excinfo.value, submission_of(item))
     )
     if EXTRAS in item.config.stash:
         item.config.stash[EXTRAS].note(index, outcome["kind"])
     return {**metadata, **outcome}
 
 
-def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:
-    """Status, kind, feedback and counterexample for the exception that ended a check."""
+def outcome_of(error: BaseException, submission: Submission) -> dict[str, Any]:
+    """Status, kind, feedback and counterexample for the exception that ended a check of ``submission``."""
     cause = _root_cause(error)
     if isinstance(cause, (CheckFailure, SubmissionError)):
         status, kind, feedback = cause.status, cause.kind, cause.message
@@ -408,7 +424,7 @@ def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:
     else:
         status, kind = "error", "grader_error"
         feedback = f"the check itself failed ({type(cause).__name__}: {cause}); please report this to your instructor"
-    calls = getattr(cause, "calls", None) or calls
+    calls = getattr(cause, "calls", None) or submission.example_calls
     if not getattr(cause, "caused_by_input", True):
         calls = []
     expected = getattr(cause, "expected", None)
@@ -417,7 +433,11 @@ def outcome_of(error: BaseException, calls: list) -> dict[str, Any]:
         "status": status,
         "kind": kind,
         "feedback": feedback,
-        "counterexample": counterexample.describe(calls, expected=expected, got=got) if calls else None,
+        "counterexample": (
+            counterexample.describe(calls, expected=expected, got=got, notebook=submission.source.kind == "notebook")
+            if calls
+            else None
+        ),
     }
 
 

@@ -17,9 +17,9 @@ Failure rules, which keep Hypothesis's shrinking sound:
 from __future__ import annotations
 
 import copy
+import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -37,6 +37,7 @@ from grader.outcomes import (
     outcome,
 )
 from grader.sandbox import Limits
+from grader.sources import Source
 from grader.workers import Worker, start_worker as start_worker_process
 
 # Argument names as the lesson writes them, for counterexamples and repro snippets.
@@ -46,6 +47,7 @@ PARAMETERS = {
     "self_attention": ("X", "Wq", "Wk", "Wv", "mask"),
     "causal_mask": ("n",),
 }
+UNDEFINED_NAME = re.compile(r"name '(\w+)' is not defined.*", re.DOTALL)
 SIGNATURES = {
     "softmax": "softmax(x, axis=-1)",
     "attention": "attention(Q, K, V, mask=None)",
@@ -153,11 +155,10 @@ class StudentFunctions:
 class Submission(StudentFunctions):
     """The student's four functions, each call answered by a sandboxed worker."""
 
-    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
-        self.path = path
-        # Read now, once: every worker of this submission runs these bytes, whatever
+    def __init__(self, source: Source, limits: Limits = Limits()) -> None:
+        # Read once, before: every worker of this submission runs these bytes, whatever
         # another submission's worker does to the file meanwhile.
-        self.source = path.read_bytes()
+        self.source = source
         self.limits = limits
         self.functions: tuple[str, ...] = ()
         self.example_calls: list[Call] = []
@@ -310,7 +311,7 @@ class Submission(StudentFunctions):
         """Start the worker now, so its start overlaps whatever comes before the first call."""
         if self._worker is None and self._starting is None and self._session_failure is None:
             try:
-                self._starting = start_worker_process(self.source, self.limits)
+                self._starting = start_worker_process(self.source.code, self.limits)
             except OSError:
                 pass  # the first call starts it again and reports what goes wrong
 
@@ -374,7 +375,7 @@ class Submission(StudentFunctions):
     def _exchange(self, function: str, args: list[Any], kwargs: dict[str, Any], return_args: bool) -> Reply:
         worker = self._ready_worker()
         if function not in self.functions:
-            raise FunctionMissing(f"attention.py does not define {function}()")
+            raise FunctionMissing(self._missing(function))
         arrays: list[np.ndarray] = []
         request = {"op": "call", **_pack_request((function, args, kwargs, return_args), arrays)}
         try:
@@ -422,7 +423,7 @@ class Submission(StudentFunctions):
             line = header.get("line")
             line = line if type(line) is int else None
             kind, text = str(header.get("type"))[:100], str(header.get("message"))[:500]
-            where = f" (attention.py, line {line})" if line else ""
+            where = f" ({self.source.where(line)})" if line else ""
             if kind == "NotImplementedError":
                 raise NotImplementedYet(
                     f"{function}() is not written yet: it raises NotImplementedError{where}",
@@ -432,40 +433,46 @@ class Submission(StudentFunctions):
             hint = ""
             if kind == "TypeError" and "argument" in text:
                 hint = f"; the grader calls it as the lesson defines it: {SIGNATURES[function]}"
+            undefined = UNDEFINED_NAME.fullmatch(text) if kind == "NameError" else None
+            if undefined:
+                hint = self.source.why_undefined(undefined.group(1))
             raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line)
         if status == "missing":
-            raise FunctionMissing(f"attention.py does not define {function}()")
+            raise FunctionMissing(self._missing(function))
         raise wire.WireError(f"unexpected reply status {status!r}")
 
     def _ready_worker(self) -> Worker:
         if self._worker is not None:
             return self._worker
-        worker, self._starting = self._starting or start_worker_process(self.source, self.limits), None
+        worker, self._starting = self._starting or start_worker_process(self.source.code, self.limits), None
         try:
             header, _ = worker.reader.read_frame(time.monotonic() + self.limits.import_timeout)
         except wire.Deadline:
             worker.kill()
             self._session_failure = ImportTimedOut(
-                f"importing attention.py took longer than {self.limits.import_timeout:g} s"
+                f"importing {self.source.name} took longer than {self.limits.import_timeout:g} s"
             )
             raise self._session_failure from None
         except (wire.WireError, OSError):
             reason = worker.exit_description()
             worker.kill()
-            self._session_failure = ImportFailed(f"attention.py could not be imported: {reason}")
+            self._session_failure = ImportFailed(f"{self.source.name} could not be imported: {reason}")
             raise self._session_failure from None
         if header.get("status") == "import_failed":
             worker.kill()
-            self._session_failure = ImportFailed(_import_message(header))
+            self._session_failure = ImportFailed(_import_message(header, self.source))
             raise self._session_failure
         functions = header.get("functions")
         if header.get("status") != "ready" or not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
             worker.kill()
-            self._session_failure = ImportFailed("attention.py could not be imported: the worker did not start")
+            self._session_failure = ImportFailed(f"{self.source.name} could not be imported: the worker did not start")
             raise self._session_failure
         self.functions = tuple(name for name in functions if name in PARAMETERS)
         self._worker = worker
         return worker
+
+    def _missing(self, function: str) -> str:
+        return f"{self.source.name} does not define {function}(){self.source.why_missing(function)}"
 
     def _discard_worker(self) -> None:
         self._pending = []
@@ -490,10 +497,10 @@ def _clone(error: SubmissionError) -> SubmissionError:
     return copy
 
 
-def _import_message(header: dict[str, Any]) -> str:
+def _import_message(header: dict[str, Any], source: Source) -> str:
     kind, text, line = str(header.get("type"))[:100], str(header.get("message"))[:500], header.get("line")
-    where = f" at line {line}" if type(line) is int else ""
-    return f"attention.py could not be imported: {kind}{where}: {text}"
+    where = f" at {source.line_at(line)}" if type(line) is int else ""
+    return f"{source.name} could not be imported: {kind}{where}: {text}"
 
 
 def _pack_request(request: Request, arrays: list[np.ndarray]) -> dict[str, Any]:

@@ -51,6 +51,8 @@ class Report:
     diagnoses: list[dict[str, str]] = field(default_factory=list)
     # Attention weights on fixed inputs, the submission's and the reference's, for pages.
     pictures: dict[str, Any] = field(default_factory=dict)
+    # How a notebook was read: its cells, what was left out and why (None: a Python file).
+    source: dict[str, Any] | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -152,6 +154,41 @@ def render_text(report: Report) -> str:
         if check.status == "passed" or report.error:
             continue
         lines.extend(f"         {line}" for line in check_details(check))
+    if report.source:
+        lines += ["", "How the file was read:"]
+        lines.extend(f"  {line}" for line in source_lines(report.source))
     passed = sum(check.status == "passed" for check in report.checks)
     lines += ["", f"{passed} of {len(report.checks)} checks passed; {total}."]
     return "\n".join(lines) + "\n"
+
+
+def source_lines(source: dict[str, Any]) -> list[str]:
+    """What a report's ``source`` says, as lines for a student: the notes, the cells the
+    code came from, and what was left out (runs of one reason in one cell as one line)."""
+    lines = list(source.get("notes", []))
+    if source.get("kind") != "notebook":
+        return lines
+    cells = source.get("cells") or []
+    lines.append(f"Graded the code of cells {', '.join(map(str, cells))}." if cells else "No code was graded.")
+    left_out = source.get("left_out") or []
+    if left_out:
+        lines.append("Left out, so not run by the grader:")
+    groups: list[list[dict[str, Any]]] = []
+    for piece in left_out:
+        last = groups[-1][-1] if groups else None
+        if last is not None and (last["cell"], last["reason"]) == (piece["cell"], piece["reason"]):
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+    for group in groups:
+        first, end = group[0], group[-1]
+        where = f"cell {first['cell']}, line {first['line']}"
+        if len(group) > 1:
+            where = f"cell {first['cell']}, lines {first['line']}-{end['line']}"
+        more = f"  (and {len(group) - 1} more)" if len(group) > 1 else ""
+        lines.append(f"  {where}:  {first['code']}{more}")
+        lines += textwrap.wrap(first["reason"], width=84, initial_indent="      why: ", subsequent_indent="           ")
+    hidden = int(source.get("left_out_count") or 0) - len(left_out)
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more pieces left out")
+    return lines

@@ -155,27 +155,40 @@ class CheckProcess:
                 start_new_session=True,
             )
 
-    def run(self, content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> CheckRun:
+    def run(
+        self, content: bytes, rubric: Rubric, limits: Limits, *, suffix: str = ".py", replay: bool = True
+    ) -> CheckRun:
         """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
 
         The checks read a private copy, so the graded bytes are the ones the caller read,
-        whatever happens to the original file meanwhile. ``replay`` lets passing checks
-        replay recorded examples (same results, much sooner; see grader.examples).
+        whatever happens to the original file meanwhile; ``suffix`` is the original's
+        (``.py``, ``.ipynb``), so the copy is read as the original was (see grader.sources).
+        ``replay`` lets passing checks replay recorded examples (same results, much
+        sooner; see grader.examples).
         """
-        return self.run_many([content], rubric, limits, replay=replay)[0]
+        return self.run_many([content], rubric, limits, suffixes=[suffix], replay=replay)[0]
 
-    def run_many(self, contents: list[bytes], rubric: Rubric, limits: Limits, *, replay: bool = True) -> list[CheckRun]:
+    def run_many(
+        self,
+        contents: list[bytes],
+        rubric: Rubric,
+        limits: Limits,
+        *,
+        suffixes: list[str] | None = None,
+        replay: bool = True,
+    ) -> list[CheckRun]:
         """:meth:`run` for several submissions in one pytest session (its start-up, about
         20 ms, is paid once), each graded exactly as alone: its checks in the same order,
-        with a worker of its own. One that breaks the run breaks it for all of them."""
+        with a worker of its own. One that breaks the run breaks it for all of them.
+        ``suffixes`` are their files' (all ``.py`` when None)."""
         if self._process is None:
             self._start()
         with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
             workdir = Path(folder)
             (workdir / "pytest.ini").write_text(PYTEST_INI)
             submissions = []
-            for number, content in enumerate(contents):
-                submissions.append(workdir / f"submission-{number}" / "attention.py")
+            for number, (content, suffix) in enumerate(zip(contents, suffixes or [".py"] * len(contents))):
+                submissions.append(workdir / f"submission-{number}" / f"attention{suffix}")
                 submissions[-1].parent.mkdir()
                 submissions[-1].write_bytes(content)
             output = workdir / "pytest-output.txt"
@@ -236,10 +249,12 @@ class CheckProcess:
         shutil.rmtree(self._home, ignore_errors=True)
 
 
-def run_checks(content: bytes, rubric: Rubric, limits: Limits, *, replay: bool = True) -> CheckRun:
+def run_checks(
+    content: bytes, rubric: Rubric, limits: Limits, *, suffix: str = ".py", replay: bool = True
+) -> CheckRun:
     """:meth:`CheckProcess.run` in a check process of its own."""
     with CheckProcess() as checks:
-        return checks.run(content, rubric, limits, replay=replay)
+        return checks.run(content, rubric, limits, suffix=suffix, replay=replay)
 
 
 def _reply_line(fd: int, deadline: float) -> bytes:

@@ -24,9 +24,11 @@ def score(
     sandbox: str = "process",
     diagnoses: list[dict[str, str]] | None = None,
     pictures: dict[str, Any] | None = None,
+    source: dict[str, Any] | None = None,
 ) -> Report:
     """Points for each passed check; a submission that could not be imported is an error.
-    ``diagnoses`` (the known mistakes it shows) only explain: they never change points."""
+    ``diagnoses`` (the known mistakes it shows) only explain: they never change points;
+    ``source`` says how a notebook was read (see grader.sources)."""
     by_id = {result.id: result for result in results}
     entries = []
     for check in rubric.checks:
@@ -61,6 +63,7 @@ def score(
         sandbox=sandbox,
         diagnoses=list(diagnoses or []),
         pictures=dict(pictures or {}),
+        source=source,
     )
 
 

@@ -23,7 +23,7 @@ from grader.sandbox import Limits
 
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
-    "checks", "diagnoses", "pictures", "rubric", "grader_version", "duration_s", "sandbox", "self_check",
+    "checks", "diagnoses", "pictures", "rubric", "grader_version", "duration_s", "sandbox", "self_check", "source",
 }
 CHECK_KEYS = {
     "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",
@@ -221,7 +221,7 @@ def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_
     reports = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "summary"}
     assert reports["ada"]["score"] == 6
     assert reports["ghost"]["status"] == "error" and "cannot read submission" in reports["ghost"]["error"]
-    assert reports["nb"]["status"] == "error" and "Jupyter notebook" in reports["nb"]["error"]
+    assert reports["nb"]["status"] == "error" and "has no code cells" in reports["nb"]["error"]
     assert reports["empty"]["status"] == "error" and "is empty" in reports["empty"]["error"]
     assert json.loads((out / "summary.json").read_text())["errors"] == 3
 
@@ -260,7 +260,7 @@ def test_grade_ends_with_a_summary_of_scores_and_the_slowest(tmp_path, small_rub
     submissions.mkdir()
     shutil.copyfile(REFERENCE, submissions / "ada.py")
     shutil.copyfile(TEMPLATE, submissions / "bea.py")
-    result = run("grade", submissions, "--out", tmp_path / "out", "--rubric", small_rubric)
+    result = run("grade", submissions, "--out", tmp_path / "out", "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0
     assert "graded 2 submissions in" in result.output
     assert "scores: mean 3.0, median 3 of 5; 0 with errors" in result.output

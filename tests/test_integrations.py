@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 import jsonschema
+import nbformat
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -107,6 +108,21 @@ def test_run_autograder_finds_a_nested_file_and_explains_a_missing_one(autograde
     assert too_large["score"] == 0 and "at most" in too_large["output"]
 
 
+def test_run_autograder_grades_a_notebook(autograder_zip, tmp_path):
+    notebooks = ROOT / "tests" / "notebooks"
+    graded = _fake_autograder(
+        autograder_zip, tmp_path / "notebook", {"hw/attention.ipynb": (notebooks / "classic_missing_scale.ipynb").read_bytes()}
+    )
+    assert graded["score"] == 63, graded["output"]
+    scaling = next(test for test in graded["tests"] if test["name"].startswith("attention.scaling"))
+    assert "new cell at the end of your notebook" in scaling["output"]
+    # A Python file beside it is the one graded.
+    both = _fake_autograder(autograder_zip, tmp_path / "both", {
+        "attention.ipynb": (notebooks / "classic_missing_scale.ipynb").read_bytes(), "attention.py": REFERENCE.read_bytes(),
+    })
+    assert both["score"] == 105
+
+
 @pytest.fixture(scope="module")
 def student_bundle(tmp_path_factory) -> tuple[Path, set[str]]:
     """The student bundle of a rubric that hides two checks."""
@@ -151,6 +167,34 @@ def test_student_bundle_has_no_reference_and_no_hidden_checks(student_bundle):
     assert all(check.visibility == "visible" for check in public.checks)
     assert "grader check attention.py --rubric rubric.toml" in files["README.md"].decode()
     assert "git+https://example.org/course/grader@v1" in files[".github/workflows/classroom.yml"].decode()
+
+
+def test_a_notebook_handout_is_the_template_as_cells_and_grades_like_it(tmp_path):
+    out = tmp_path / "handout"
+    install = "attention-grader @ git+https://example.org/course/grader@v1"
+    result = CliRunner().invoke(cli, ["export-student", str(out), "--install", install, "--notebook"])
+    assert result.exit_code == 0, result.output
+    files = {path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()}
+    assert files == {"attention.ipynb", "README.md", "rubric.toml", ".github/workflows/classroom.yml"}
+    assert "grader check attention.ipynb --rubric rubric.toml" in (out / "README.md").read_text()
+    notebook = nbformat.read(out / "attention.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    python = "\n".join(source for source in code if not source.startswith("!"))  # the last cell is shell lines
+    assert not _statements(project_file(REFERENCE_HEAD).read_text(encoding="utf-8")) & _statements(python)
+    assert install in code[-1] and "!grader check attention.ipynb" in code[-1]
+
+    # As handed out: every function is still to write. With the lesson's code in its cells: full marks.
+    report = json.loads(CliRunner().invoke(cli, ["check", str(out / "attention.ipynb"), "--json", "-"]).stdout)
+    assert report["score"] == 0 and {check["kind"] for check in report["checks"]} == {"not_implemented"}
+    reference = ast.parse(project_file(REFERENCE_HEAD).read_text(encoding="utf-8"))
+    written = {node.name: ast.unparse(node) for node in reference.body if isinstance(node, ast.FunctionDef)}
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.source.startswith("def "):
+            cell.source = written[cell.source.split("(")[0].removeprefix("def ")]
+    nbformat.write(notebook, tmp_path / "done.ipynb")
+    report = json.loads(CliRunner().invoke(cli, ["check", str(tmp_path / "done.ipynb"), "--json", "-"]).stdout)
+    assert report["score"] == 105
 
 
 def test_classroom_workflow_reports_what_the_grader_found(student_bundle, tmp_path):
@@ -207,8 +251,10 @@ def test_pytest_plugin_runs_the_checks_with_pytest_output(graded_heads, tmp_path
     run = _pytest(BUGGY, tmp_path)
     expected = graded_heads["buggy__missing_scale"]
     failing = [check for check in expected.checks if check.status != "passed"]
+    bonus = sum(check.bonus for check in failing)  # a bonus not earned shows as xfailed
     assert run.returncode == 1, run.stdout[-2000:]
-    assert f"{len(failing)} failed, {len(expected.checks) - len(failing)} passed" in run.stdout
+    passed = len(expected.checks) - len(failing)
+    assert f"{len(failing) - bonus} failed, {passed} passed, {bonus} xfailed" in run.stdout
     assert score_summary(expected) in run.stdout
     scaling = next(check for check in failing if check.id == "attention.scaling")
     assert scaling.feedback in run.stdout and "reproduce it:" in run.stdout
@@ -233,3 +279,133 @@ def test_pytest_plugin_refuses_a_missing_submission(tmp_path):
         cwd=tmp_path, env=_environment(), capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 4 and "nowhere.py" in run.stderr, run.stderr
+
+
+def test_pytest_plugin_shows_a_bonus_not_earned_without_failing_the_run(tmp_path):
+    # Correct, but its K.T cannot take a batch axis: it fails only the bonus check.
+    run = _pytest(HEADS / "correct" / "masked_fill.py", tmp_path, "-rx")
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "1 xfailed" in run.stdout and "failed" not in run.stdout.replace("xfailed", "")
+    assert "XFAIL extension.py::test_batched - bonus not earned: attention() raised" in run.stdout
+    assert "= bonus not earned =" in run.stdout and "reproduce it:" in run.stdout
+    assert "100/100 points (attention_head)" in run.stdout
+
+
+PRAIRIELEARN_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "prairielearn_results.schema.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def prairielearn_folder(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("prairielearn") / "bundle"
+    result = CliRunner().invoke(cli, ["prairielearn-bundle", str(out), "--image", "course/attention-grader:1"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _fake_grade(bundle: Path, root: Path, student: dict[str, bytes], **environment: str):
+    """Lay out /grade as PrairieLearn does (the student's files in student/) and run the
+    entrypoint as it does; the run and results.json (None when there is none)."""
+    (root / "student").mkdir(parents=True, exist_ok=True)
+    for name, content in student.items():
+        (root / "student" / name).write_bytes(content)
+    run = subprocess.run(
+        [str(bundle / "entrypoint")],
+        env=_environment(GRADE_ROOT=str(root), GRADER_PYTHON=sys.executable, **environment),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    path = root / "results" / "results.json"
+    if not path.exists():
+        return run, None
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(path.read_bytes()) <= 1_000_000
+    results = json.loads(path.read_text())
+    jsonschema.validate(results, PRAIRIELEARN_SCHEMA)
+    return run, results
+
+
+def test_prairielearn_bundle_layout(prairielearn_folder, tmp_path):
+    folder = prairielearn_folder
+    names = {path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()}
+    assert {"Dockerfile", "entrypoint", "info.json", "requirements.txt", "rubric.toml", "grader/cli.py"} <= names
+    assert f"grader/_bundled/{REFERENCE_HEAD}" in names and not any("__pycache__" in name for name in names)
+    assert os.access(folder / "entrypoint", os.X_OK)
+    assert subprocess.run(["bash", "-n", str(folder / "entrypoint")]).returncode == 0
+    info = json.loads((folder / "info.json").read_text())
+    options = info["externalGradingOptions"]
+    assert info["gradingMethod"] == "External" and options["enabled"] is True
+    assert options["image"] == "course/attention-grader:1"
+    assert isinstance(options["timeout"], int) and 0 < options["timeout"] <= 600  # PrairieLearn's limit
+    dockerfile = (folder / "Dockerfile").read_text()
+    lines = dockerfile.splitlines()
+    (workdir,) = [line.split()[1] for line in lines if line.startswith("WORKDIR ")]
+    assert options["entrypoint"] == f"{workdir}/entrypoint"
+    assert f"FROM python:{sys.version_info.major}.{sys.version_info.minor}-" in dockerfile
+    assert "bubblewrap" in dockerfile and f"grader check grader/_bundled/{REFERENCE_HEAD}" in dockerfile
+    for line in lines:  # everything the image copies is in the folder
+        if line.startswith("COPY "):
+            assert all((folder / source).exists() for source in line.split()[1:-1]), line
+    again = CliRunner().invoke(cli, ["prairielearn-bundle", str(folder)])
+    assert again.exit_code == 2 and "not an empty folder" in again.output
+    bad = CliRunner().invoke(cli, ["prairielearn-bundle", str(tmp_path / "new"), "--image", "Not An Image"])
+    assert bad.exit_code == 2 and not (tmp_path / "new").exists()
+
+
+def test_prairielearn_entrypoint_grades_real_heads(prairielearn_folder, graded_heads, tmp_path):
+    _, full = _fake_grade(prairielearn_folder, tmp_path / "reference", {"attention.py": REFERENCE.read_bytes()})
+    assert full["gradable"] is True and full["score"] == 1.0
+    assert all(test["points"] >= test["max_points"] for test in full["tests"])
+    _, buggy = _fake_grade(prairielearn_folder, tmp_path / "buggy", {"attention.py": BUGGY.read_bytes()})
+    expected = graded_heads["buggy__missing_scale"]
+    assert buggy["gradable"] is True and buggy["score"] == expected.score / expected.max_score < 1
+    assert [test["points"] for test in buggy["tests"]] == [check.points for check in expected.checks]
+
+
+def test_prairielearn_entrypoint_explains_what_it_cannot_grade(prairielearn_folder, tmp_path):
+    cases = {
+        "missing": ({"attn.py": REFERENCE.read_bytes()}, "no file named attention.py"),
+        "too_large": ({"attention.py": b"#" * (2 << 20)}, "at most"),
+        "syntax_error": ({"attention.py": (ROOT / "tests" / "broken" / "syntax_error.py").read_bytes()}, "SyntaxError"),
+    }
+    for name, (files, says) in cases.items():
+        _, results = _fake_grade(prairielearn_folder, tmp_path / name, files)
+        assert results["gradable"] is False and "score" not in results, name
+        (error,) = results["format_errors"]
+        assert says in error and str(tmp_path) not in error, error
+
+
+def test_prairielearn_entrypoint_prefers_the_python_file_to_a_notebook(prairielearn_folder, tmp_path):
+    _, both = _fake_grade(prairielearn_folder, tmp_path / "both", {
+        "attention.py": REFERENCE.read_bytes(), "attention.ipynb": b'{"cells": [], "nbformat": 4}',
+    })
+    assert both["score"] == 1.0
+    run, _ = _fake_grade(prairielearn_folder, tmp_path / "notebook", {"attention.ipynb": b'{"cells": [], "nbformat": 4}'})
+    assert run.stdout.startswith(str(tmp_path / "notebook" / "student" / "attention.ipynb"))  # the text report
+
+
+def test_prairielearn_entrypoint_leaves_no_result_when_the_grader_fails(prairielearn_folder, tmp_path):
+    broken = tmp_path / "bundle"
+    shutil.copytree(prairielearn_folder, broken)
+    (broken / "rubric.toml").write_text("checks = [\n")
+    root = tmp_path / "grade"
+    (root / "results").mkdir(parents=True)
+    (root / "results" / "results.json").write_text('{"score": 1}')  # a stale result is not this run's
+    run, results = _fake_grade(broken, root, {"attention.py": REFERENCE.read_bytes()})
+    assert run.returncode != 0 and results is None  # PrairieLearn: "Grading failed!", the attempt not counted
+    assert "rubric" in run.stderr
+
+
+def test_prairielearn_entrypoint_grades_in_a_plain_process_without_bubblewrap(prairielearn_folder, tmp_path):
+    shims = tmp_path / "bin"  # a bwrap that cannot start, as in a container without user namespaces
+    shims.mkdir()
+    (shims / "bwrap").write_text("#!/bin/sh\nexit 1\n")
+    (shims / "bwrap").chmod(0o755)
+    path = f"{shims}{os.pathsep}{BIN}{os.pathsep}{os.environ['PATH']}"
+    run, results = _fake_grade(prairielearn_folder, tmp_path / "grade", {"attention.py": REFERENCE.read_bytes()}, PATH=path)
+    assert results["score"] == 1.0
+    assert "graded without the bubblewrap sandbox" in run.stdout  # the text report, for the job's log
+    # Told to use bubblewrap where it cannot start, the grader refuses to run: its failure, not the file's.
+    refused, results = _fake_grade(prairielearn_folder, tmp_path / "refused", {"attention.py": REFERENCE.read_bytes()},
+                                   PATH=path, GRADER_SANDBOX="bubblewrap")
+    assert refused.returncode == 2 and results is None, refused.stderr

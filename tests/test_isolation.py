@@ -1,7 +1,7 @@
 """What a hostile submission can reach from the worker, under each isolation.
 
-The bubblewrap tests run wherever bubblewrap works; in CI (``CI`` set) they must run,
-since .ci/run installs it.
+The ``bubblewrap`` tests are skipped where it cannot start, and must run in CI (see
+conftest).
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ import numpy as np
 import pytest
 
 from conftest import REFERENCE, ROOT
+from grader import sources
 from grader.proxy import Submission
-from grader.sandbox import Limits, bubblewrap_works
+from grader.sandbox import Limits
 
 LESSON_HEAD = REFERENCE.read_text()
-needs_bubblewrap = pytest.mark.skipif(
-    not bubblewrap_works() and not os.environ.get("CI"), reason="bubblewrap is not available here"
-)
 
 
 def submission_with(tmp_path: Path, body: str, isolation: str) -> Submission:
@@ -34,7 +32,7 @@ def submission_with(tmp_path: Path, body: str, isolation: str) -> Submission:
     path = tmp_path / "attention.py"
     path.write_text(LESSON_HEAD + "\n\n" + body + "\n\n_lesson_softmax = softmax\n\n"
                     "def softmax(x, axis=-1):\n    return probe() if axis == 99 else _lesson_softmax(x, axis)\n")
-    submission = Submission(path, Limits(isolation=isolation, call_timeout=10.0))
+    submission = Submission(sources.read(path), Limits(isolation=isolation, call_timeout=10.0))
     submission.begin_check()
     return submission
 
@@ -46,14 +44,14 @@ def probe(submission: Submission) -> float:
         submission.close()
 
 
-@pytest.mark.parametrize("isolation", ["process", pytest.param("bubblewrap", marks=needs_bubblewrap)])
+@pytest.mark.parametrize("isolation", ["process", pytest.param("bubblewrap", marks=pytest.mark.bubblewrap)])
 def test_the_graders_environment_never_reaches_the_worker(tmp_path, monkeypatch, isolation):
     monkeypatch.setenv("GRADER_TEST_TOKEN", "s3cret")
     body = "import os\ndef probe():\n    return float('s3cret' in repr(os.environ))"
     assert probe(submission_with(tmp_path, body, isolation)) == 0.0
 
 
-@needs_bubblewrap
+@pytest.mark.bubblewrap
 def test_bubblewrap_hides_the_reference_and_the_grader(tmp_path):
     body = f"""
 import os
@@ -69,7 +67,7 @@ def probe():
     assert probe(submission_with(tmp_path, body, "bubblewrap")) == 0.0
 
 
-@needs_bubblewrap
+@pytest.mark.bubblewrap
 def test_bubblewrap_runs_as_nobody_and_cannot_write_outside_tmp(tmp_path):
     victim = tmp_path / "other_student.py"
     victim.write_text("untouched")
@@ -89,7 +87,7 @@ def probe():
     assert victim.read_text() == "untouched"
 
 
-@needs_bubblewrap
+@pytest.mark.bubblewrap
 def test_bubblewrap_has_no_network(tmp_path):
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -117,7 +115,7 @@ def _processes_with(marker: str) -> list[str]:
     return found
 
 
-@needs_bubblewrap
+@pytest.mark.bubblewrap
 def test_bubblewrap_kills_every_process_the_submission_started(tmp_path):
     marker = "987.654321"
     body = f"""

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import HEADS, REFERENCE, TEMPLATE
+from grader import sources
 from grader.examples import Recording, ReferenceSubmission
 from grader.outcomes import (
     CallRaised,
@@ -31,7 +32,7 @@ def open_submission():
     opened = []
 
     def start(path: Path, limits: Limits = FAST) -> Submission:
-        submission = Submission(path, limits)
+        submission = Submission(sources.read(path), limits)
         submission.begin_check()
         opened.append(submission)
         return submission

@@ -30,18 +30,22 @@ def result(report: Report) -> dict[str, Any]:
         "version": 1,
         "status": status,
         "max_score": report.max_score,
-        "tests": [_test(check) for check in report.checks],
+        "tests": [_test(check, _filename(report)) for check in report.checks],
     }
 
 
-def _test(check: CheckEntry) -> dict[str, Any]:
+def _filename(report: Report) -> str:
+    return "attention.ipynb" if (report.source or {}).get("kind") == "notebook" else "attention.py"
+
+
+def _test(check: CheckEntry, filename: str) -> dict[str, Any]:
     failed = check.status != "passed"
     return {
         "name": check.id + (" (bonus)" if check.bonus else ""),
         "status": STATUSES[check.status],
         "score": check.points,
         "message": "\n".join(check_details(check)) if failed else "",
-        "filename": "attention.py",
+        "filename": filename,
         "line_no": 0,
     }
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.report import CheckEntry, Report, check_details, score_summary
+from grader.report import CheckEntry, Report, check_details, score_summary, source_lines
 
 
 def results(report: Report) -> dict[str, Any]:
@@ -71,4 +71,6 @@ def _overall_output(report: Report) -> str:
     if report.diagnoses and not failed_out_of_sight:
         lines += ["", "What went wrong:"]
         lines += [f"- {diagnosis['message']}" for diagnosis in report.diagnoses]
+    if report.source:
+        lines += ["", "How the file was read:", *source_lines(report.source)]
     return "\n".join(lines)

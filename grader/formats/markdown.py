@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 
-from grader.report import SYMBOLS, Report, check_details, score_summary
+from grader.report import SYMBOLS, Report, check_details, score_summary, source_lines
 
 
 MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]()!#|<>{}~])")
@@ -43,6 +43,8 @@ def job_summary(report: Report) -> str:
         lines += ["", "### Failed checks"]
     for check in failed:
         lines += ["", f"**`{check.id}`**", "", "```text", *(_fenced(line) for line in check_details(check)), "```"]
+    if report.source:
+        lines += ["", "### How the file was read", "", "```text", *map(_fenced, source_lines(report.source)), "```"]
     return "\n".join(lines) + "\n"
 
 

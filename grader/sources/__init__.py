@@ -1,0 +1,167 @@
+"""How a submission is read: a Python file or a Jupyter notebook, into the one module a
+worker imports.
+
+Every route that grades a file (``grader check``, ``grader grade``, the pytest plugin,
+the Gradescope and PrairieLearn entry points) reads it here, so the same bytes always
+become the same code. What a file *is* follows from its content, not its name: notebook
+JSON saved as ``attention.py`` is read as a notebook, and Python source saved as
+``attention.ipynb`` as Python. Reading is parsing only; nothing of the submission runs
+in the process that reads it.
+
+- :mod:`grader.sources.python`: a Python file, its text encoding checked as PEP 263 says.
+- :mod:`grader.sources.notebook`: a notebook's code cells, top to bottom, with magics,
+  shell lines and stray top-level code left out (:mod:`grader.sources.selection` says
+  which statements run), and a map from each line of the module back to its cell.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from grader.errors import UsageError
+
+MAX_PYTHON_BYTES = 1024 * 1024
+# A notebook keeps its outputs (plots as base64 images), which the grader never reads;
+# its code is held to MAX_PYTHON_BYTES once extracted.
+MAX_NOTEBOOK_BYTES = 32 * 1024 * 1024
+NOTEBOOK_SUFFIX = ".ipynb"
+MAX_LEFT_OUT = 200  # listed in a report; a notebook of thousands of stray lines is summed up
+
+
+class Unusable(Exception):
+    """A file that cannot be graded at all; the message is one sentence for the student."""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A piece of a notebook the grader did not run, and why (in a student's words)."""
+
+    cell: int
+    line: int
+    code: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cell": self.cell, "line": self.line, "code": self.code, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A submission as a worker imports it.
+
+    ``code`` is the module's source. For a notebook, ``lines[i]`` is the (cell, line) that
+    line ``i + 1`` of ``code`` came from (cells numbered from 1 at the top of the
+    notebook, Markdown cells included), ``cells`` the cells any code came from and
+    ``left_out`` what was not run. ``defined_only_in`` maps each name that only left-out
+    code defines to that piece, so "does not define" and NameError can say why.
+    """
+
+    code: bytes
+    kind: str = "python"
+    lines: tuple[tuple[int, int], ...] = ()
+    cells: tuple[int, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
+    defined_only_in: dict[str, LeftOut] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """What feedback calls the file: the lesson's file name for its kind."""
+        return "attention.ipynb" if self.kind == "notebook" else "attention.py"
+
+    def where(self, line: int) -> str:
+        """Where line ``line`` of ``code`` is, as the student finds it in their file."""
+        return f"{self.name}, {self.line_at(line)}"
+
+    def line_at(self, line: int) -> str:
+        """``line 4`` of a Python file; ``cell 3, line 2`` of a notebook."""
+        if self.kind != "notebook":
+            return f"line {line}"
+        if not 0 < line <= len(self.lines) or self.lines[line - 1][0] == 0:
+            return "the grader's first line"
+        cell, cell_line = self.lines[line - 1]
+        return f"cell {cell}, line {cell_line}"
+
+    def why_missing(self, function: str) -> str:
+        """A clause saying why ``function`` is not defined, when left-out code defined it."""
+        piece = self.defined_only_in.get(function)
+        if piece is None:
+            return ""
+        return f" (cell {piece.cell} defines it, but the grader left that out: {piece.reason})"
+
+    def why_undefined(self, name: str) -> str:
+        """A sentence for a NameError of ``name``, when left-out code defined it."""
+        piece = self.defined_only_in.get(name)
+        if piece is None:
+            return ""
+        return f"; {name} comes from cell {piece.cell}, line {piece.line}, which the grader left out: {piece.reason}"
+
+    def summary(self) -> dict[str, Any] | None:
+        """What the report says of how the file was read (None for a plain Python file)."""
+        if self.kind != "notebook" and not self.notes:
+            return None
+        found: dict[str, Any] = {"kind": self.kind, "notes": list(self.notes)}
+        if self.kind == "notebook":
+            found["cells"] = list(self.cells)
+            found["left_out"] = [piece.to_dict() for piece in self.left_out[:MAX_LEFT_OUT]]
+            found["left_out_count"] = len(self.left_out)
+        return found
+
+
+def size_limit(path: Path) -> int:
+    """The largest file of ``path``'s kind (by its name: the size is checked before reading)."""
+    return MAX_NOTEBOOK_BYTES if path.suffix.lower() == NOTEBOOK_SUFFIX else MAX_PYTHON_BYTES
+
+
+def read_bytes(path: Path) -> bytes:
+    """A submission's bytes, read once: every later step grades exactly these. Raises
+    :class:`UsageError` for a file that cannot be read or is too large."""
+    limit = size_limit(path)
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise UsageError(f"{path} is {size} bytes; a submission of its kind may be at most {limit} bytes")
+        return path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read submission {path}: {error.strerror or error}") from None
+
+
+def looks_like_notebook(content: bytes) -> bool:
+    """Whether ``content`` is JSON shaped like a notebook (cells, or nbformat 3's worksheets)."""
+    if not content.lstrip().startswith(b"{"):
+        return False
+    try:
+        document = json.loads(content)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(document, dict) and any(key in document for key in ("cells", "worksheets", "nbformat"))
+
+
+def parse(content: bytes, *, suffix: str = ".py") -> Source:
+    """The module a worker imports for a file with these bytes (``suffix`` only words the
+    errors: content decides the kind). Raises :class:`Unusable` with one sentence."""
+    from grader.sources import notebook, python  # notebook imports nbformat only when it reads one
+
+    if looks_like_notebook(content):
+        source = notebook.parse(content)
+        if suffix.lower() != NOTEBOOK_SUFFIX:
+            source = _noted(source, "This file holds a Jupyter notebook, not Python source: it was graded as a notebook.")
+        return source
+    if suffix.lower() == NOTEBOOK_SUFFIX:
+        if content.lstrip().startswith(b"{"):
+            raise Unusable(notebook.broken_json_reason(content))
+        source = python.parse(content, name="attention.ipynb")
+        return _noted(source, "This .ipynb file holds Python source, not a notebook: it was graded as a Python file.")
+    return python.parse(content)
+
+
+def read(path: Path) -> Source:
+    """:func:`parse` of the file at ``path``; :class:`UsageError` if it cannot be read."""
+    return parse(read_bytes(path), suffix=path.suffix)
+
+
+def _noted(source: Source, note: str) -> Source:
+    return replace(source, notes=(*source.notes, note))

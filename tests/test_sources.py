@@ -1,0 +1,234 @@
+"""Reading submissions (grader.sources): which notebook code runs, what is left out and
+why, where each line came from, and the sentences for files that cannot be graded."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from grader import sources
+from grader.sources import Unusable
+
+HEAD = """import numpy as np
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+def notebook(*cells: str, language: str = "python") -> bytes:
+    """A notebook with one code cell per string ("# md: ..." makes a Markdown cell)."""
+    made = nbformat.v4.new_notebook(metadata={"language_info": {"name": language}})
+    for text in cells:
+        if text.startswith("# md:"):
+            made.cells.append(nbformat.v4.new_markdown_cell(text.removeprefix("# md:")))
+        else:
+            made.cells.append(nbformat.v4.new_code_cell(text))
+    return nbformat.writes(made).encode()
+
+
+def read(*cells: str) -> sources.Source:
+    return sources.parse(notebook(*cells), suffix=".ipynb")
+
+
+def kept(source: sources.Source) -> str:
+    return source.code.decode().removeprefix("from __future__ import annotations\n")
+
+
+def reasons(source: sources.Source) -> dict[str, str]:
+    return {piece.code: piece.reason for piece in source.left_out}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import math",
+        "from numpy.typing import NDArray",
+        "EPS = 1e-9",
+        "NEG = -np.inf",
+        "rng = np.random.default_rng(0)",
+        "X = rng.normal(size=(3, 2))",
+        "SQRT2 = math.sqrt(2)",
+        "names = ', '.join(['a', 'b'])",
+        "table = {k: v for k, v in zip('ab', range(2))}",
+        "attention = make_attention()",  # how this notebook defines a graded function
+        "scale = lambda d: softmax(np.ones(d))",  # a lambda's body runs only when called
+        "if True:\n    TOL = 1e-6\nelse:\n    TOL = 1e-3",
+        "try:\n    from math import prod\nexcept ImportError:\n    prod = None",
+        "@functools.lru_cache(maxsize=None)\ndef cached(n):\n    return n",
+        "class Head:\n    scale = 2.0\n    def forward(self, x):\n        return softmax(x)",
+    ],
+)
+def test_definitions_imports_and_constants_run(statement):
+    prelude = "import functools, math\nrng = np.random.default_rng(1)\ndef make_attention():\n    return None\n"
+    source = read(HEAD + prelude, statement)
+    assert statement.splitlines()[0] in kept(source), source.left_out
+    assert not source.left_out
+
+
+@pytest.mark.parametrize(
+    ("statement", "because"),
+    [
+        ("print(softmax(np.ones(3)))", "prints"),
+        ("softmax(np.ones(3))", "runs your softmax()"),
+        ("A = softmax(np.ones((2, 2)))", "runs your softmax()"),
+        ("rows = list(map(softmax, [np.ones(2)]))", "runs your softmax()"),
+        ("alias = softmax\nB = alias(np.ones(2))", "runs your alias()"),
+        ("assert softmax(np.ones(2)).sum() == 1", "an assert"),
+        ("name = input('name? ')", "asks for input"),
+        ("data = np.load('weights.npy')", "reads or writes a file"),
+        ("text = open('notes.txt').read()", "opens a file"),
+        ("import matplotlib.pyplot as plt", "does not have"),
+        ("from tqdm import tqdm", "does not have"),
+        ("for n in range(3):\n    print(n)", "a loop"),
+        ("with open('x') as f:\n    pass", "a with block"),
+        ("if __name__ == '__main__':\n    print(1)", "run as a script"),
+        ("if True:\n    print(1)", "an if statement"),
+        ("stamp = time.time()", "from time"),
+        ("A", "shows a value"),
+        ("del softmax", "deletes names"),
+        ("value = undefined_name + 1", "nothing above it defines"),
+    ],
+)
+def test_code_that_tests_shows_or_waits_is_left_out_with_a_reason(statement, because):
+    source = read(HEAD + "import time\n", statement)
+    first = statement.splitlines()[-1] if statement.startswith("alias") else statement.splitlines()[0]
+    assert because in reasons(source)[first]
+    assert "def softmax" in kept(source)
+
+
+def test_a_statement_that_uses_what_was_left_out_is_left_out_too():
+    source = read("import numpy as np\nimport matplotlib.pyplot as plt", "fig, ax = plt.subplots()\ncmap = plt.cm.viridis")
+    found = reasons(source)
+    assert "cell 1, line 2" in found["fig, ax = plt.subplots()"]
+    assert "uses plt" in found["cmap = plt.cm.viridis"]
+
+
+def test_ipython_lines_are_left_out_and_the_cell_keeps_its_line_numbers():
+    source = read("%matplotlib inline\n!pip install tqdm\nfiles = !ls\nnp.sum?\n" + HEAD + "listing = files")
+    found = reasons(source)
+    assert "notebook magic" in found["%matplotlib inline"]
+    assert "shell command" in found["!pip install tqdm"] and "shell command" in found["files = !ls"]
+    assert "help" in found["np.sum?"]
+    assert "cell 1, line 3" in found["listing = files"]  # files came from a shell line
+    line = kept(source).splitlines().index("    e = np.exp(x - x.max(axis=axis, keepdims=True))") + 2
+    assert source.where(line) == "attention.ipynb, cell 1, line 8"
+
+
+def test_a_python_cell_is_not_searched_for_magics():
+    # Valid Python whose continuation line starts with '%' (modulo) is left as it is.
+    source = read(HEAD + "PERIOD = (17\n% 5)")
+    assert "PERIOD = (17\n% 5)" in kept(source)
+    assert not source.left_out
+
+
+def test_cell_magics_keep_a_python_body_and_leave_out_other_languages():
+    source = read("%%time\n" + HEAD, "%%bash\necho hi", "%%writefile helper.py\ndef causal_mask(n):\n    return None")
+    found = reasons(source)
+    assert "def softmax" in kept(source)
+    assert "code below it is graded" in found["%%time"]
+    assert "runs as %%bash" in found["%%bash"]
+    assert "cell 3 defines it" in source.why_missing("causal_mask") and "%%writefile" in source.why_missing("causal_mask")
+
+
+def test_a_cell_with_a_syntax_error_is_left_out_whole_and_named_where_it_defines_a_function():
+    source = read(HEAD, "def attention(Q, K, V, mask=None)\n    return Q", "# md: notes", "def causal_mask(n):\n    return n")
+    [piece] = source.left_out
+    assert (piece.cell, piece.line) == (2, 1) and "syntax error on line 1" in piece.reason
+    assert "cell 2 defines it" in source.why_missing("attention")
+    assert source.why_missing("causal_mask") == ""  # defined in cell 4, which ran
+    assert source.cells == (1, 4)
+
+
+def test_cells_run_top_to_bottom_so_the_last_definition_counts():
+    source = read(HEAD, "def softmax(x, axis=-1):\n    return x")
+    namespace: dict = {}
+    exec(compile(source.code, "attention.py", "exec"), namespace)
+    assert namespace["softmax"](1.5) == 1.5
+    assert any("top to bottom" in note for note in source.notes)
+
+
+def test_annotations_naming_missing_packages_do_not_stop_a_definition():
+    source = read("import numpy as np\nimport torch", "def softmax(x: torch.Tensor, axis: int = -1) -> torch.Tensor:\n    return x")
+    namespace: dict = {}
+    exec(compile(source.code, "attention.py", "exec"), namespace)
+    assert namespace["softmax"](2) == 2
+
+
+def test_statements_sharing_a_line_are_split():
+    source = read("import numpy as np; print(np.pi); EPS = 1e-9")
+    assert kept(source).splitlines() == ["import numpy as np", "EPS = 1e-9"]
+    assert [origin for origin in source.lines[1:]] == [(1, 1), (1, 1)]
+
+
+def test_content_decides_the_kind_whatever_the_name():
+    as_py = sources.parse(notebook(HEAD), suffix=".py")
+    assert as_py.kind == "notebook" and "holds a Jupyter notebook" in as_py.notes[-1]
+    as_ipynb = sources.parse(HEAD.encode(), suffix=".ipynb")
+    assert as_ipynb.kind == "python" and as_ipynb.code == HEAD.encode()
+    assert "holds Python source" in as_ipynb.notes[-1]
+    plain = sources.parse(HEAD.encode())
+    assert plain.summary() is None and plain.where(3) == "attention.py, line 3"
+
+
+def test_nbformat_3_is_converted():
+    old = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
+        {"cell_type": "heading", "level": 1, "source": "Attention", "metadata": {}},
+        {"cell_type": "code", "input": HEAD, "language": "python", "outputs": [], "metadata": {}},
+    ], "metadata": {}}]}
+    source = sources.parse(json.dumps(old).encode(), suffix=".ipynb")
+    assert "def softmax" in kept(source) and source.cells == (2,)
+
+
+@pytest.mark.parametrize(
+    ("content", "sentence"),
+    [
+        (notebook(HEAD)[:200], "JSON is broken"),
+        (notebook("# md: just notes"), "has no code cells"),
+        (notebook("x <- 1", language="R"), "notebook in R"),
+        (json.dumps({"nbformat": 7, "nbformat_minor": 0, "cells": [], "metadata": {}}).encode(), "nbformat 1 to 4"),
+        (json.dumps({"nbformat": 4, "nbformat_minor": 5, "cells": "none", "metadata": {}}).encode(), "not a readable notebook"),
+        (b"{" * 100_000, "JSON is broken"),
+        (b"\xff\xfe" + notebook(HEAD), "UTF-8"),
+    ],
+)
+def test_a_notebook_that_cannot_be_graded_gets_one_sentence(content, sentence):
+    with pytest.raises(Unusable, match=sentence) as raised:
+        sources.parse(content, suffix=".ipynb")
+    assert "\n" not in str(raised.value)
+
+
+def test_outputs_are_never_read():
+    made = nbformat.reads(notebook(HEAD).decode(), as_version=4)
+    made.cells[0].outputs = [nbformat.v4.new_output("stream", text="x" * (8 * 1024 * 1024))]
+    source = sources.parse(nbformat.writes(made).encode(), suffix=".ipynb")
+    assert len(source.code) < 1000
+
+
+def test_a_long_list_of_left_out_lines_is_summed_up_in_the_report():
+    source = read(HEAD + "\n".join(f"print({n})" for n in range(sources.MAX_LEFT_OUT + 50)))
+    summary = source.summary()
+    assert len(summary["left_out"]) == sources.MAX_LEFT_OUT
+    assert summary["left_out_count"] == sources.MAX_LEFT_OUT + 50
+
+
+def test_a_notebook_that_defines_its_functions_through_an_object_keeps_them():
+    source = read(
+        "import numpy as np\nclass Head:\n    def __init__(self, axis):\n        self.axis = axis\n"
+        "    def softmax(self, x, axis=-1):\n        e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "        return e / e.sum(axis=axis, keepdims=True)",
+        "head = Head(axis=-1)\nsoftmax = head.softmax\ndemo = Head(axis=softmax(np.ones(2)))",
+    )
+    assert "head = Head(axis=-1)\nsoftmax = head.softmax" in kept(source)
+    assert "runs your softmax()" in reasons(source)["demo = Head(axis=softmax(np.ones(2)))"]
+
+
+def test_names_only_left_out_code_defines_are_explained():
+    source = read("import numpy as np\nimport scipy.special", "def softmax(x, axis=-1):\n    return scipy.special.softmax(x)")
+    assert "cell 1, line 2, which the grader left out: imports scipy.special" in source.why_undefined("scipy")
+    assert source.why_undefined("np") == "" and source.why_missing("softmax") == ""
+    plain = sources.parse(HEAD.encode())
+    assert plain.why_undefined("scipy") == ""
