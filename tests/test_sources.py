@@ -3,13 +3,18 @@ why, where each line came from, and the sentences for files that cannot be grade
 
 from __future__ import annotations
 
+import ast
 import json
+import time
 
 import nbformat
+import numpy as np
 import pytest
 
 from grader import sources
 from grader.sources import Unusable
+
+from grader.sources.selection import UNUSED, bound_names
 
 HEAD = """import numpy as np
 
@@ -63,8 +68,10 @@ def reasons(source: sources.Source) -> dict[str, str]:
     ],
 )
 def test_definitions_imports_and_constants_run(statement):
-    prelude = "import functools, math\nrng = np.random.default_rng(1)\ndef make_attention():\n    return None\n"
-    source = read(HEAD + prelude, statement)
+    prelude = "import functools, math\nrng = np.random.default_rng(1)\ndef make_attention():\n    return rng\n"
+    defined = sorted(bound_names(ast.parse(statement).body[0]))
+    uses = f"def uses():\n    return {', '.join(defined)}"  # what no function uses is not run (see below)
+    source = read(HEAD + prelude, statement, uses)
     assert statement.splitlines()[0] in kept(source), source.left_out
     assert not source.left_out
 
@@ -85,7 +92,6 @@ def test_definitions_imports_and_constants_run(statement):
         ("from tqdm import tqdm", "does not have"),
         ("for n in range(3):\n    print(n)", "a loop"),
         ("with open('x') as f:\n    pass", "a with block"),
-        ("if __name__ == '__main__':\n    print(1)", "run as a script"),
         ("if True:\n    print(1)", "an if statement"),
         ("stamp = time.time()", "from time"),
         ("A", "shows a value"),
@@ -120,13 +126,13 @@ def test_ipython_lines_are_left_out_and_the_cell_keeps_its_line_numbers():
 
 def test_a_python_cell_is_not_searched_for_magics():
     # Valid Python whose continuation line starts with '%' (modulo) is left as it is.
-    source = read(HEAD + "PERIOD = (17\n% 5)")
+    source = read(HEAD + "PERIOD = (17\n% 5)", "def period():\n    return PERIOD")
     assert "PERIOD = (17\n% 5)" in kept(source)
     assert not source.left_out
 
 
 def test_cell_magics_keep_a_python_body_and_leave_out_other_languages():
-    source = read("%%time\n" + HEAD, "%%bash\necho hi", "%%writefile helper.py\ndef causal_mask(n):\n    return None")
+    source = read("%%time\n" + HEAD, "%%bash\necho hi", "%%writefile helper.sh\ndef causal_mask(n):\n    return None")
     found = reasons(source)
     assert "def softmax" in kept(source)
     assert "code below it is graded" in found["%%time"]
@@ -159,9 +165,9 @@ def test_annotations_naming_missing_packages_do_not_stop_a_definition():
 
 
 def test_statements_sharing_a_line_are_split():
-    source = read("import numpy as np; print(np.pi); EPS = 1e-9")
-    assert kept(source).splitlines() == ["import numpy as np", "EPS = 1e-9"]
-    assert [origin for origin in source.lines[1:]] == [(1, 1), (1, 1)]
+    source = read("import numpy as np; print(np.pi); EPS = 1e-9", "def eps():\n    return EPS")
+    assert kept(source).splitlines()[:2] == ["import numpy as np", "EPS = 1e-9"]
+    assert [origin for origin in source.lines[1:3]] == [(1, 1), (1, 1)]
 
 
 def test_content_decides_the_kind_whatever_the_name():
@@ -232,3 +238,99 @@ def test_names_only_left_out_code_defines_are_explained():
     assert source.why_undefined("np") == "" and source.why_missing("softmax") == ""
     plain = sources.parse(HEAD.encode())
     assert plain.why_undefined("scipy") == ""
+
+
+def test_values_no_function_uses_are_not_computed():
+    # Demo data whose shapes do not match would stop the import; nothing graded uses it.
+    source = read(HEAD + "EPS = 1e-9\nQ = np.ones((3, 4))\nK = np.ones((5, 4))\nscores = Q @ K",
+                  "def stable(x):\n    return softmax(x) + EPS")
+    found = reasons(source)
+    assert found["scores = Q @ K"] == found["Q = np.ones((3, 4))"] == UNUSED
+    assert "EPS = 1e-9" in kept(source)
+    namespace: dict = {}
+    exec(compile(source.code, "attention.py", "exec"), namespace)
+    assert [piece.line for piece in source.left_out] == sorted(piece.line for piece in source.left_out)
+
+
+def test_a_main_guard_block_runs_as_in_a_notebook():
+    # In a notebook __name__ is "__main__": the block's definitions exist, its demo is left out.
+    source = read(HEAD, "if __name__ == '__main__':\n    def causal_mask(n):\n        return n\n    print(causal_mask(3))")
+    assert "def causal_mask(n):\n    return n" in kept(source)
+    assert "prints" in reasons(source)["print(causal_mask(3))"]
+    line = kept(source).splitlines().index("    return n") + 2
+    assert source.where(line) == "attention.ipynb, cell 2, line 3"
+
+
+def test_a_writefile_cell_is_read_where_the_notebook_imports_it():
+    source = read("%%writefile attention_impl.py\n" + HEAD, "from attention_impl import *\nimport attention_impl")
+    assert "def softmax" in kept(source) and "attention_impl" not in kept(source)
+    found = reasons(source)
+    assert "reads its code as part of the notebook" in found["%%writefile attention_impl.py"]
+    assert "use its names directly" in found["import attention_impl"]
+
+
+def test_an_annotation_is_never_evaluated():
+    source = read("import numpy as np\nimport torch", "D_MODEL: torch.Size = 4\ndef causal_mask(n=D_MODEL):\n    return n")
+    assert "D_MODEL: torch.Size = 4" in kept(source) and "def causal_mask" in kept(source)
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        # Black-formatted code in a cell with a magic: lines in brackets or strings that start with % or ! stay.
+        ("%pip install -q numpy\n" + HEAD + "def check(a, b):\n    if (\n        a\n        != b\n    ):\n"
+         "        raise ValueError('%d != %d'\n                         % (a, b))\n    return '''\n!important\nWhat?'''",),
+        ("import numpy as np, matplotlib.pyplot as plt", HEAD.replace("import numpy as np\n", "")),
+        ("from numpy import *\nimport matplotlib.pyplot as plt", HEAD, "cmap = plt.cm.viridis"),
+        ("try:\n    import numpy as np\nexcept ImportError:\n    raise SystemExit('needs numpy')", HEAD),
+        ("import numpy as np\ntry:\n    from scipy.special import softmax\nexcept ImportError:\n"
+         + "\n".join("    " + line for line in HEAD.splitlines()[1:]),),
+        ("import numpy as np; \\\nprint(np.__version__)", HEAD),
+        ("import functools\n" + HEAD, "@(\n    functools.lru_cache(None)\n)\ndef causal_mask(n):\n    return n"),
+        ("\n".join("    " + line for line in HEAD.splitlines()),),  # pasted with an indent
+        ("\n".join((">>> " if not line.startswith(" ") else "... ") + line for line in HEAD.splitlines()),),
+        ("\ufeff" + HEAD,),
+        ("import numpy as np\nfrom numba import njit", "class Head:\n    @staticmethod\n    def softmax(x, axis=-1):\n        return x", HEAD),
+    ],
+    ids=["black", "two-imports", "star-import", "try-numpy", "try-scipy", "backslash", "paren-decorator",
+         "indented", "prompts", "bom", "method-decorator-ok"],
+)
+def test_a_correct_softmax_survives_the_shapes_notebooks_come_in(cells):
+    source = read(*cells)
+    namespace: dict = {}
+    exec(compile(source.code, "attention.py", "exec"), namespace)
+    assert namespace["softmax"](np.array([0.0, 0.0])).tolist() == [0.5, 0.5], source.code.decode()
+
+
+def test_code_that_would_fail_when_defined_is_left_out_with_its_definition():
+    source = read("import numpy as np\nfrom numba import njit\nEPS = np.float64(1e-9)", HEAD,
+                  "class Jit:\n    @njit\n    def f(self, x, eps=EPS):\n        return x")
+    assert "uses njit" in reasons(source)["class Jit:"]
+    exec(compile(source.code, "attention.py", "exec"), {})
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        json.dumps({"nbformat": 4.0, "nbformat_minor": "4", "metadata": {}, "cells": []}).encode(),
+        json.dumps({"nbformat": 1, "cells": [{"cell_type": "markdown", "source": "x"}]}).encode(),
+        json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "code", "source": ["x = 1", 2], "metadata": {}, "outputs": [], "execution_count": None}]}).encode(),
+        notebook(HEAD).replace(b"import numpy", b"import \\ud800numpy"),
+        notebook("x <- 1").replace(b'"python"', b'"\\ud800"'),
+    ],
+    ids=["nested", "odd-versions", "nbformat-1", "source-not-text", "surrogate", "surrogate-language"],
+)
+def test_malformed_notebooks_are_unusable_never_a_crash(content):
+    with pytest.raises(Unusable) as raised:
+        sources.parse(content, suffix=".ipynb")
+    str(raised.value).encode("utf-8")  # every report format can write it
+
+
+def test_reading_is_bounded_whatever_the_cell():
+    started = time.monotonic()
+    with pytest.raises(Unusable, match="more than"):
+        read("print(1)\n" * 200_000)  # over the code limit: refused before any parsing
+    read("%matplotlib inline\na" + " " * 100_000 + "b")  # a line no pattern backtracks on
+    assert time.monotonic() - started < 5

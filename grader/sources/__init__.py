@@ -129,13 +129,23 @@ def read_bytes(path: Path) -> bytes:
         raise UsageError(f"cannot read submission {path}: {error.strerror or error}") from None
 
 
+def json_text(content: bytes) -> str | None:
+    """``content`` decoded as JSON may be (UTF-8, -16 or -32, a byte order mark dropped),
+    or None when it is not text in any of them."""
+    try:
+        return content.decode(json.detect_encoding(content)).removeprefix("\ufeff")
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
 def looks_like_notebook(content: bytes) -> bool:
     """Whether ``content`` is JSON shaped like a notebook (cells, or nbformat 3's worksheets)."""
-    if not content.lstrip().startswith(b"{"):
+    text = json_text(content)
+    if text is None or not text.lstrip().startswith("{"):
         return False
     try:
-        document = json.loads(content)
-    except (ValueError, RecursionError):
+        document = json.loads(text)
+    except Exception:  # broken, or nested past what the parser follows
         return False
     return isinstance(document, dict) and any(key in document for key in ("cells", "worksheets", "nbformat"))
 
@@ -151,8 +161,10 @@ def parse(content: bytes, *, suffix: str = ".py") -> Source:
             source = _noted(source, "This file holds a Jupyter notebook, not Python source: it was graded as a notebook.")
         return source
     if suffix.lower() == NOTEBOOK_SUFFIX:
-        if content.lstrip().startswith(b"{"):
+        if (json_text(content) or "").lstrip().startswith("{"):
             raise Unusable(notebook.broken_json_reason(content))
+        if len(content) > MAX_PYTHON_BYTES:
+            raise Unusable(f"attention.ipynb holds Python source, not a notebook, and more than {MAX_PYTHON_BYTES} bytes of it")
         source = python.parse(content, name="attention.ipynb")
         return _noted(source, "This .ipynb file holds Python source, not a notebook: it was graded as a Python file.")
     return python.parse(content)

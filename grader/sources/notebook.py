@@ -3,14 +3,17 @@
 nbformat reads the file (it knows every format version, converts nbformat 3's
 worksheets, and validates against the format's schema); outputs are never read. The
 cells are taken in the order they stand, as "Restart & Run All" runs them: the order a
-student last ran them in is not in the file. Within each code cell:
+student last ran them in is not in the file. Within each code cell, as IPython reads it:
 
-- a cell magic (``%%time``, ``%%capture``, ``%%timeit``) whose body is Python keeps its
-  body; any other (``%%bash``, ``%%writefile``, ...) leaves the cell out;
+- ``>>>`` prompts and an indent common to every line are removed;
+- a cell magic whose body runs as Python in the notebook (``%%time``, ``%%capture``)
+  keeps its body; any other (``%%bash``, ``%%writefile``, ``%%timeit``, which runs its
+  body inside a function) leaves the cell out;
 - a cell that is not Python as it stands has its IPython lines (``%matplotlib inline``,
-  ``!pip install``, ``files = !ls``, ``np.sum?``) left out, each replaced by ``pass``
-  so the lines around it keep their numbers; one that still does not parse is left out
-  whole, with its syntax error;
+  ``!pip install``, ``files = !ls``, ``np.sum?``) left out, each replaced by ``pass`` so
+  the lines around it keep their numbers: only the lines the parser stops at, so a line
+  inside brackets or a string that starts with ``%`` or ``!`` stays as it is. One that
+  still does not parse is left out whole, with its syntax error;
 - its top-level statements are kept or left out as :mod:`grader.sources.selection` says.
 
 The module starts with ``from __future__ import annotations``, so an annotation naming
@@ -23,27 +26,39 @@ import ast
 import json
 import logging
 import re
+import textwrap
 from dataclasses import dataclass
+from typing import Any
 
-from grader.sources import MAX_PYTHON_BYTES, LeftOut, Source, Unusable
-from grader.sources.selection import Selection
+from grader.sources import MAX_PYTHON_BYTES, LeftOut, Source, Unusable, json_text
+from grader.sources.selection import Selection, is_main_guard, unused_values
 
 PREAMBLE = "from __future__ import annotations\n"
-# Cell magics that run their body as Python.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "memit", "debug"})
-# A line IPython reads as its own: a magic, a shell command, a help lookup, or a name
-# assigned from a magic or a shell command.
-IPYTHON_LINE = re.compile(r"^\s*(?:[!%?]|[\w.]+\?\??\s*$|(?P<assigned>[A-Za-z_][\w\s,]*?)\s*=\s*[!%])")
+# Cell magics that run their body as Python in the notebook's namespace.
+PYTHON_CELL_MAGICS = frozenset({"time", "capture", "prun", "debug"})
+# A line IPython may read as its own: a magic, a shell command, a help lookup, or names
+# assigned from a magic or a shell command. (Written so that no input makes it backtrack.)
+IPYTHON_LINE = re.compile(
+    r"^\s*(?:[!%?]|[\w.]+\?\??\s*$|(?P<assigned>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*[!%])"
+)
+PROMPT = re.compile(r"^(?:>>>|\.\.\.) ?")
 DEFINED = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*=[^=]", re.MULTILINE)
+# Past this many IPython lines in one cell, they are all replaced at once rather than one
+# parse each (which finds exactly the lines the parser stops at).
+MAX_IPYTHON_LINES_ONE_BY_ONE = 100
 CODE_SHOWN = 80  # characters of a left-out line kept in the report
+TOP_TO_BOTTOM = "Code cells were graded top to bottom, as Restart & Run All runs them, not in the order they last ran."
 
 
 @dataclass(frozen=True)
 class _Piece:
-    """Lines of the module, each with the (cell, line) it came from."""
+    """A kept statement: its lines in the module, each with the (cell, line) it came from,
+    and why it is left out after all if nothing graded uses what it computes ("" never)."""
 
+    statement: ast.stmt
     text: list[str]
     origin: list[tuple[int, int]]
+    unless_used: str
 
 
 def parse(content: bytes) -> Source:
@@ -57,22 +72,24 @@ def parse(content: bytes) -> Source:
     guessed: dict[str, LeftOut] = {}  # names defined in cells that are not Python at all
     for number, text in cells:
         pieces += _cell_pieces(number, text, selection, left_out, guessed)
+    unused = unused_values([(piece.statement, piece.unless_used) for piece in pieces])
+    for index in sorted(unused):
+        cell, line = pieces[index].origin[0]
+        left_out.append(_left(cell, line, pieces[index].text[0], pieces[index].unless_used))
+    pieces = [piece for index, piece in enumerate(pieces) if index not in unused]
+    left_out.sort(key=lambda piece: (piece.cell, piece.line))
     code = PREAMBLE + "".join(line for piece in pieces for line in piece.text)
-    lines = ((0, 0), *(origin for piece in pieces for origin in piece.origin))
-    if len(code.encode()) > MAX_PYTHON_BYTES:
-        raise Unusable(f"the code cells of attention.ipynb hold more than {MAX_PYTHON_BYTES} bytes of code")
     at = {f"cell {piece.cell}, line {piece.line}": piece for piece in left_out}
     defined_only_in = {name: piece for name, piece in guessed.items() if name not in selection.bound}
     defined_only_in |= {name: at[where] for name, where in selection.lost.items() if where in at}
     source = Source(
         code.encode(),
         kind="notebook",
-        lines=lines,
+        lines=((0, 0), *(origin for piece in pieces for origin in piece.origin)),
         cells=tuple(sorted({cell for piece in pieces for cell, _ in piece.origin})),
         left_out=tuple(left_out),
         defined_only_in=defined_only_in,
-        notes=("Code cells were graded top to bottom, as Restart & Run All runs them, "
-               "not in the order they last ran.",),
+        notes=(TOP_TO_BOTTOM,),
     )
     _check_compiles(source)
     return source
@@ -81,25 +98,28 @@ def parse(content: bytes) -> Source:
 def broken_json_reason(content: bytes) -> str:
     """The sentence for an .ipynb file whose JSON does not parse."""
     try:
-        json.loads(content)
-    except ValueError as error:
-        where = f" (line {error.lineno}, column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
-        return (
-            f"attention.ipynb is not a readable notebook: its JSON is broken{where}. Was the file cut short? "
-            "Save the notebook again and resubmit it"
-        )
-    return "attention.ipynb is not a Jupyter notebook: it holds JSON without notebook cells"
+        json.loads(json_text(content) or content)
+    except json.JSONDecodeError as error:
+        where = f" (line {error.lineno}, column {error.colno})"
+    except Exception:  # not text, or nested past what the parser follows
+        where = ""
+    else:
+        return "attention.ipynb is not a Jupyter notebook: it holds JSON without notebook cells"
+    return (
+        f"attention.ipynb is not a readable notebook: its JSON is broken{where}. Was the file cut short? "
+        "Save the notebook again and resubmit it"
+    )
 
 
-def _read(content: bytes):
-    """The notebook as nbformat 4, or :class:`Unusable`. A notebook that strays from the
-    schema in ways that leave its cells readable (a missing metadata field) is graded."""
+def _read(content: bytes) -> Any:
+    """The notebook as nbformat 4, or :class:`Unusable`. A notebook 4 that strays from the
+    schema only by a missing ``metadata`` or ``outputs`` (as some tools write them) is read
+    with those filled in."""
     import nbformat  # about 0.2 s, paid only by runs that read a notebook
 
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise Unusable(f"attention.ipynb is not UTF-8 text (byte {error.start}): save the notebook again") from None
+    text = json_text(content)
+    if text is None:
+        raise Unusable("attention.ipynb is not text in a Unicode encoding: save the notebook again")
     logging.getLogger("traitlets").setLevel(logging.CRITICAL)  # nbformat logs schema problems there
     try:
         return nbformat.reads(text, as_version=4, capture_validation_error={})
@@ -110,98 +130,191 @@ def _read(content: bytes):
             "attention.ipynb is in a notebook format this grader cannot read (it reads nbformat 1 to 4): "
             "save it again with Jupyter"
         ) from None
-    except (nbformat.ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+    except Exception as error:  # nbformat's own checks, in whatever form they fail
+        completed = _completed(text)
+        if completed is not None:
+            try:
+                return nbformat.reads(completed, as_version=4, capture_validation_error={})
+            except Exception:
+                pass
         raise Unusable(f"attention.ipynb is not a readable notebook ({type(error).__name__}): save it again") from None
 
 
-def _code_cells(notebook) -> list[tuple[int, str]]:
+def _completed(text: str) -> str | None:
+    """A notebook 4 with the fields nbformat insists on filled in, or None."""
+    try:
+        document = json.loads(text)
+    except Exception:
+        return None
+    if not isinstance(document, dict) or document.get("nbformat") != 4 or not isinstance(document.get("cells"), list):
+        return None
+    document.setdefault("metadata", {})
+    document.setdefault("nbformat_minor", 4)
+    for cell in document["cells"]:
+        if isinstance(cell, dict):
+            cell.setdefault("metadata", {})
+            if cell.get("cell_type") == "code":
+                cell.setdefault("outputs", [])
+                cell.setdefault("execution_count", None)
+    return json.dumps(document)
+
+
+def _code_cells(notebook: Any) -> list[tuple[int, str]]:
     """(number, source) of every code cell; numbers count every cell from 1, top down."""
     metadata = notebook.get("metadata")
     language_info = metadata.get("language_info") if isinstance(metadata, dict) else None
-    language = str(language_info.get("name") or "python") if isinstance(language_info, dict) else "python"
-    if language.lower() != "python":
-        raise Unusable(f"attention.ipynb is a notebook in {language}: the lesson's functions are written in Python")
+    language = language_info.get("name") if isinstance(language_info, dict) else None
+    if isinstance(language, str) and language.strip().lower() not in ("", "python", "python3"):
+        shown = language.encode("ascii", "replace").decode()[:40]
+        raise Unusable(f"attention.ipynb is a notebook in {shown}: the lesson's functions are written in Python")
     cells = notebook.get("cells")
     if not isinstance(cells, list):
         raise Unusable("attention.ipynb is not a readable notebook: it has no list of cells")
-    found = []
+    found, size = [], 0
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else source
-        if isinstance(text, str) and text.strip():
-            found.append((number, text.replace("\r\n", "\n").replace("\r", "\n")))
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise Unusable(f"cell {number} of attention.ipynb is not readable (its source is not text): save it again")
+        try:
+            size += len(source.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise Unusable(f"cell {number} of attention.ipynb holds text that is not valid Unicode: save it again") from None
+        if size > MAX_PYTHON_BYTES:
+            raise Unusable(f"the code cells of attention.ipynb hold more than {MAX_PYTHON_BYTES} bytes of code")
+        if source.strip():
+            found.append((number, source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")))
     return found
+
+
+def _as_ipython_reads(text: str) -> list[str]:
+    """The cell's lines without ``>>>`` prompts and without an indent they all share, as
+    IPython removes both before it runs a cell."""
+    lines = text.split("\n")
+    first = next(line for line in lines if line.strip())
+    if first.lstrip().startswith(">>>"):
+        lines = [PROMPT.sub("", line.lstrip()) if PROMPT.match(line.lstrip()) else line for line in lines]
+    return textwrap.dedent("\n".join(lines)).split("\n")
 
 
 def _cell_pieces(
     number: int, text: str, selection: Selection, left_out: list[LeftOut], guessed: dict[str, LeftOut]
 ) -> list[_Piece]:
-    lines = text.split("\n")
+    lines = _as_ipython_reads(text)
     first = next(index for index, line in enumerate(lines) if line.strip())
-    if lines[first].lstrip().startswith("%%"):
-        magic = lines[first].lstrip()[2:].split(maxsplit=1)[0] if lines[first].strip() != "%%" else ""
-        if magic not in PYTHON_CELL_MAGICS:
-            piece = _left(number, first + 1, lines[first], f"the cell runs as %%{magic}, not as Python")
+    if lines[first].startswith("%%"):
+        magic, *arguments = lines[first][2:].split() or [""]
+        module = _written_module(magic, arguments)
+        if module:
+            selection.written.add(module)
+            reason = f"writes the cell to {module}.py: the grader reads its code as part of the notebook"
+            left_out.append(_left(number, first + 1, lines[first], reason))
+            lines[first] = ""
+        elif magic not in PYTHON_CELL_MAGICS:
+            piece = _left(number, first + 1, lines[first], f"the cell runs as %%{magic}, not as Python code of the notebook")
             left_out.append(piece)
             _note_definitions(text, piece, guessed)
             return []
-        left_out.append(_left(number, first + 1, lines[first], "a notebook magic: the cell's code below it is graded"))
-        lines[first] = ""
-    tree = _parsed("\n".join(lines))
+        else:
+            left_out.append(_left(number, first + 1, lines[first], "a notebook magic: the cell's code below it is graded"))
+            lines[first] = ""
+    tree = _parsed(lines)
     if not isinstance(tree, ast.Module):
-        # Not Python as it stands: try again without its IPython lines.
         without, ipython_lines = _without_ipython_lines(number, lines)
-        retried = _parsed("\n".join(without))
+        retried = _parsed(without)
         if isinstance(retried, ast.Module):
-            tree, lines = retried, without
+            lines = without
             for piece, assigned in ipython_lines:
                 left_out.append(piece)
                 selection.forget(assigned, f"cell {piece.cell}, line {piece.line}")
+        tree = retried
     if not isinstance(tree, ast.Module):
         line, message = tree
         line = min(max(line, 1), len(lines))
-        piece = _left(number, line, lines[line - 1], f"the cell has a syntax error on line {line} ({message}), so none of it was graded")
+        reason = f"the cell has a syntax error on line {line} ({message}), so none of it was graded"
+        piece = _left(number, line, lines[line - 1], reason)
         left_out.append(piece)
         _note_definitions(text, piece, guessed)
         return []
     pieces = []
     statements = tree.body
     for index, statement in enumerate(statements):
-        start = statement.decorator_list[0].lineno if getattr(statement, "decorator_list", None) else statement.lineno
-        reason = selection.decide(statement, f"cell {number}, line {start}")
-        if reason is None:
-            pieces.append(_piece(number, lines, statement, start, statements, index))
-        elif reason:
-            left_out.append(_left(number, start, lines[start - 1], reason))
+        for part, how in _parts(statement):
+            start = _start_line(lines, part)
+            decision = selection.decide(part, f"cell {number}, line {start}")
+            if decision.kept:
+                text = _piece_text(lines, part, start, statements, index, how)
+                origin = [(number, start + offset) for offset in range(len(text))]
+                pieces.append(_Piece(part, text, origin, decision.reason))
+            elif decision.reason:
+                left_out.append(_left(number, start, lines[start - 1], decision.reason))
     return pieces
 
 
-def _parsed(text: str) -> ast.Module | tuple[int, str]:
+def _written_module(magic: str, arguments: list[str]) -> str | None:
+    """The module a ``%%writefile [-a] NAME.py`` cell writes, if it is one."""
+    names = [argument for argument in arguments if not argument.startswith("-")]
+    if magic in ("writefile", "file") and len(names) == 1 and re.fullmatch(r"[A-Za-z_]\w*\.py", names[0]):
+        return names[0].removesuffix(".py")
+    return None
+
+
+def _parts(statement: ast.stmt) -> list[tuple[ast.stmt, str]]:
+    """The statements to decide on, and how each is written into the module: "copied";
+    "written" anew (``import numpy as np, matplotlib.pyplot as plt`` as one import per
+    name, so that the ones the sandbox has are kept); or "dedented", the body of an ``if
+    __name__ == "__main__":`` block, which runs in a notebook (where the name is
+    "__main__") but would not in the module the grader imports."""
+    if isinstance(statement, ast.Import) and len(statement.names) > 1:
+        return [(ast.copy_location(ast.Import(names=[alias]), statement), "written") for alias in statement.names]
+    if isinstance(statement, ast.If) and is_main_guard(statement.test) and not statement.orelse:
+        return [(inner, "dedented") for block in [statement.body] for inner in block]
+    return [(statement, "copied")]
+
+
+def _parsed(lines: list[str]) -> ast.Module | tuple[int, str]:
     """The cell's tree, or the line and message of why it is not Python."""
     try:
-        tree = ast.parse(text)
+        tree = ast.parse("\n".join(lines))
         compile(tree, "<cell>", "exec", dont_inherit=True)  # 'return' outside a function, and the like
         return tree
     except SyntaxError as error:
         return error.lineno or 1, error.msg
     except (RecursionError, MemoryError, ValueError):
-        return 1, "too deeply nested, or not text"
+        return 1, "too deeply nested"
 
 
 def _without_ipython_lines(number: int, lines: list[str]) -> tuple[list[str], list[tuple[LeftOut, list[str]]]]:
-    """The cell with each IPython line replaced by ``pass`` at its indentation, and those
-    lines (each with the names it would have assigned: ``files = !ls``)."""
-    kept, found = [], []
-    for index, line in enumerate(lines):
-        match = IPYTHON_LINE.match(line)
-        if match:
-            assigned = [name.strip() for name in (match.group("assigned") or "").split(",") if name.strip()]
-            found.append((_left(number, index + 1, line, _ipython_reason(line)), assigned))
-            line = line[: len(line) - len(line.lstrip())] + "pass"
-        kept.append(line)
-    return kept, found
+    """The cell with its IPython lines replaced by ``pass`` at their indentation, and those
+    lines (each with the names it would have assigned: ``files = !ls``). A line counts
+    where the parser stops at it, so one inside brackets or a string stays; past
+    MAX_IPYTHON_LINES_ONE_BY_ONE candidates, every line that looks like one counts."""
+    candidates = {index: match for index, line in enumerate(lines) if (match := IPYTHON_LINE.match(line))}
+    lines = list(lines)
+    replaced: list[int] = []
+    if len(candidates) > MAX_IPYTHON_LINES_ONE_BY_ONE:
+        replaced = sorted(candidates)
+        for index in replaced:
+            lines[index] = _as_pass(lines[index])
+    else:
+        tree = _parsed(lines)
+        while not isinstance(tree, ast.Module) and tree[0] - 1 in candidates and tree[0] - 1 not in replaced:
+            replaced.append(tree[0] - 1)
+            lines[tree[0] - 1] = _as_pass(lines[tree[0] - 1])
+            tree = _parsed(lines)
+    found = []
+    for index in sorted(replaced):
+        original = candidates[index].string
+        assigned = [name.strip() for name in (candidates[index].group("assigned") or "").split(",")]
+        found.append((_left(number, index + 1, original, _ipython_reason(original)), [name for name in assigned if name]))
+    return lines, found
+
+
+def _as_pass(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())] + "pass"
 
 
 def _ipython_reason(line: str) -> str:
@@ -213,17 +326,35 @@ def _ipython_reason(line: str) -> str:
     return "a notebook magic: the grader runs Python only"
 
 
-def _piece(number: int, lines: list[str], statement: ast.stmt, start: int, statements: list[ast.stmt], index: int) -> _Piece:
-    """The statement's own text, whole lines where it has them to itself."""
+def _start_line(lines: list[str], statement: ast.stmt) -> int:
+    """The first line of ``statement``, its decorators' ``@`` included."""
+    decorators = getattr(statement, "decorator_list", None)
+    if not decorators:
+        return statement.lineno
+    line = decorators[0].lineno
+    while line > 1 and not lines[line - 1].lstrip().startswith("@"):
+        line -= 1  # a parenthesised decorator starts on a line after its @
+    return line
+
+
+def _piece_text(
+    lines: list[str], statement: ast.stmt, start: int, statements: list[ast.stmt], index: int, how: str
+) -> list[str]:
+    """The statement's own lines, cut where another statement shares them (or a trailing
+    backslash would join it to the next piece)."""
+    if how == "written":
+        return [ast.unparse(statement) + "\n"]
     end = statement.end_lineno or start
-    shares_start = index > 0 and (statements[index - 1].end_lineno or 0) >= start
-    shares_end = index + 1 < len(statements) and statements[index + 1].lineno <= end
+    shares_start = how == "copied" and index > 0 and (statements[index - 1].end_lineno or 0) >= start
+    first_column = statement.col_offset if shares_start or how == "dedented" else 0
     text = lines[start - 1 : end]
-    if shares_end:
-        text[-1] = _byte_slice(text[-1], 0, statement.end_col_offset)
-    if shares_start:
-        text[0] = _byte_slice(text[0], statement.col_offset, None)
-    return _Piece([line + "\n" for line in text], [(number, start + offset) for offset in range(len(text))])
+    last = len(text) - 1
+    text[last] = _byte_slice(text[last], 0, statement.end_col_offset)
+    text[0] = _byte_slice(text[0], first_column, None)
+    if how == "dedented":  # the block's indent off every line after the first too
+        indent = statement.col_offset
+        text[1:] = [line[indent:] if line[:indent].isspace() else line.lstrip() for line in text[1:]]
+    return [line + "\n" for line in text]
 
 
 def _byte_slice(line: str, start: int | None, end: int | None) -> str:

@@ -7,25 +7,31 @@ calls a buggy function must not turn every check into an import failure. So the 
 a worker imports keeps, top to bottom:
 
 - imports of what the sandbox has (numpy and Python's standard library);
-- function and class definitions (their decorators and default values are evaluated
-  when they are defined, so those follow the rules below);
-- assignments of constants: values built from literals, names already defined, numpy
-  and side-effect-free standard-library calls (``EPS = 1e-9``, ``rng =
-  np.random.default_rng(0)``), objects of the notebook's own classes (``head =
-  Head(16)``), and anything assigned to one of the graded names (``attention =
-  make_attention()`` is how that notebook defines it);
-- ``if`` and ``try`` statements whose every branch holds only the above.
+- function and class definitions (their decorators and default values, and a class's
+  body, run when they are defined, so those follow the rules below);
+- anything assigned to one of the graded names (``attention = make_attention()`` is
+  how that notebook defines it);
+- values the definitions use, directly or through other values: built from literals,
+  names defined above, numpy and side-effect-free standard-library calls, and the
+  notebook's own functions and classes (``EPS = 1e-9``, ``head = Head(16)``,
+  ``CONFIG = make_config()``). A value nothing graded uses is demo data (``scores = Q
+  @ K`` on arrays whose shapes do not match, ``out, A = attention(Q, K, V)``): it is
+  left out, since computing it could only fail or take time (see :func:`unused_values`);
+- ``if`` and ``try`` statements whose every branch holds only the above (a ``try`` may
+  also hold an import the sandbox lacks, when it handles the ImportError, and report a
+  failure in its handlers).
 
 Everything else is left out, each with a sentence for the student: bare expressions and
-calls (``print``, plots, ``display``), asserts, loops, ``with`` blocks, calls that run
-the student's own functions on examples, file and input calls, imports of packages the
-sandbox lacks, and any statement that uses a name only a left-out statement defined.
+calls (``print``, plots, ``display``), asserts, loops, ``with`` blocks, file and input
+calls, imports of packages the sandbox lacks, and any statement that uses a name only a
+left-out statement defined.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import symtable
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -51,10 +57,21 @@ SAFE_BUILTINS = frozenset({
     "staticmethod", "classmethod", "str", "sum", "tuple", "type", "zip", "getattr", "hasattr", "super",
 })
 BUILTIN_NAMES = frozenset(dir(builtins))
+UNUSED = "computes a value none of your functions uses, so the grader does not run it"
 ONLY_SOME = "only definitions, imports and constants are run"
 SHOWS = "shows a value or a plot: only your functions are graded"
 # Names a notebook uses to show things, for a clearer reason than "a call".
 DISPLAY_NAMES = frozenset({"display", "plt", "sns", "px", "go", "IPython", "HTML", "Markdown", "Image"})
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What becomes of a statement: ``kept`` or not, and the sentence why not. For a kept
+    statement that only computes a value, ``reason`` is why it is left out after all if
+    nothing graded uses that value (see :func:`unused_values`); "" when it always runs."""
+
+    kept: bool
+    reason: str
 
 
 @dataclass
@@ -64,28 +81,32 @@ class Selection:
     bound: set[str] = field(default_factory=set)
     # Names that hold the student's own code: functions, classes, and names assigned from them.
     student: set[str] = field(default_factory=set)
-    classes: set[str] = field(default_factory=set)  # the student's own classes
     modules: dict[str, str] = field(default_factory=dict)  # name -> the top-level module it came from
+    written: set[str] = field(default_factory=set)  # modules a %%writefile cell wrote
     # Names only a left-out statement defined -> where that was, "cell 3, line 2".
     lost: dict[str, str] = field(default_factory=dict)
     star_import: bool = False
 
     def copy(self) -> Selection:
         return Selection(
-            set(self.bound), set(self.student), set(self.classes), dict(self.modules), dict(self.lost), self.star_import
+            set(self.bound), set(self.student), dict(self.modules), set(self.written), dict(self.lost),
+            self.star_import,
         )
 
-    def decide(self, statement: ast.stmt, where: str) -> str | None:
-        """Keep ``statement`` (None; what it defines is noted) or say why it is left out
-        (what it would have defined is noted as lost). ``where`` is "cell N, line M"."""
+    def decide(self, statement: ast.stmt, where: str) -> Decision:
+        """Keep ``statement`` (what it defines is noted) or say why it is left out (what it
+        would have defined is noted as lost). ``where`` is "cell N, line M"."""
         reason = self._reason(statement)
         if reason is None:
+            student = self._student_names(statement) if list(calls_in(statement)) else []
+            unless_used = "" if defines_code(statement) else _runs_student_code(student) if student else UNUSED
             self._keep(statement)
-        elif reason:
+            return Decision(True, unless_used)
+        if reason:
             for name in bound_names(statement):
                 if name not in self.bound:
                     self.lost[name] = where
-        return reason
+        return Decision(False, reason)
 
     def forget(self, names: list[str], where: str) -> None:
         """Names a left-out piece outside Python's syntax (``files = !ls``) would have defined."""
@@ -107,16 +128,22 @@ class Selection:
             evaluated = [*statement.decorator_list, *statement.args.defaults, *filter(None, statement.args.kw_defaults)]
             return self._evaluated_reason(evaluated, binds_graded=statement.name in GRADED)
         if isinstance(statement, ast.ClassDef):
-            body = [item for item in statement.body if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            evaluated = [*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords), *body]
-            return self._evaluated_reason(evaluated, binds_graded=statement.name in GRADED, local=bound_names_in(body))
+            # The class body runs now; of its methods, their decorators and defaults do.
+            evaluated = [*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords)]
+            evaluated += statement.body
+            return self._evaluated_reason(
+                evaluated, binds_graded=statement.name in GRADED, local=bound_names_in(statement.body)
+            )
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = bound_names(statement)
-            return self._evaluated_reason([statement], binds_graded=any(name in GRADED for name in targets))
+            # An annotation is not evaluated (the module postpones them all).
+            parts = [statement.target, statement.value] if isinstance(statement, ast.AnnAssign) else [statement]
+            evaluated = [part for part in parts if part is not None]
+            return self._evaluated_reason(evaluated, binds_graded=any(name in GRADED for name in targets))
         if isinstance(statement, ast.Assert):
             return "an assert that tests your code: the grader runs its own checks instead"
-        if isinstance(statement, ast.If) and _is_main_guard(statement.test):
-            return "runs only when the file is run as a script"
+        if isinstance(statement, ast.If) and is_main_guard(statement.test):
+            return "an if __name__ == '__main__' block: it runs in a notebook, but not when the grader imports your code"
         if isinstance(statement, (ast.If, ast.Try)):
             return self._compound_reason(statement)
         if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
@@ -146,6 +173,8 @@ class Selection:
         if isinstance(statement, ast.ImportFrom):
             if statement.module == "__future__":
                 return ""  # every notebook is read with postponed annotations already
+            if statement.level == 0 and statement.module in self.written:
+                return ""  # its names are the %%writefile cell's, read as part of the notebook
             modules = [statement.module or ""] if statement.level == 0 else [""]
         else:
             modules = [alias.name for alias in statement.names]
@@ -153,6 +182,11 @@ class Selection:
             top = module.partition(".")[0]
             if not module:
                 return "a relative import: the grader grades this one file, with no package around it"
+            if module in self.written:
+                return (
+                    f"imports {module} as a module: the grader reads the %%writefile cell that wrote it as part "
+                    "of the notebook, so use its names directly (from ... import ...)"
+                )
             if top not in AVAILABLE_MODULES:
                 return (
                     f"imports {module}, which the grader's sandbox does not have (it has numpy and Python's "
@@ -164,21 +198,17 @@ class Selection:
         """Why code evaluated now (an assignment, decorators, defaults, a class body) may not run."""
         for part in parts:
             for name in sorted(loaded_names(part) - local):
-                if name in self.bound or self.star_import or (name in BUILTIN_NAMES and name not in self.lost):
+                if name in self.bound:
                     continue
                 if name in self.lost:
                     return f"uses {name}, which comes from a line the grader left out ({self.lost[name]})"
+                if self.star_import or name in BUILTIN_NAMES:
+                    continue
                 return f"uses {name}, which nothing above it defines (the notebook is graded top to bottom)"
         if binds_graded:
             return None  # how this notebook defines a graded function, whatever it calls
         for part in parts:
-            calls = list(calls_in(part))
-            if not calls:
-                continue
-            student = self._student_names(part)
-            if student and not self._builds_an_object(part):
-                return _runs_student_code(student)
-            for call in calls:
+            for call in calls_in(part):
                 reason = self._call_reason(call)
                 if reason is not None:
                     return reason
@@ -207,37 +237,29 @@ class Selection:
             return "prints: printed output is not graded"
         return f"calls {root}() at the top level: {ONLY_SOME}"
 
-    def _builds_an_object(self, statement: ast.AST) -> bool:
-        """``head = AttentionHead(16)``: making an object of the student's own class is part
-        of how such a notebook defines its functions (``softmax = head.softmax``)."""
-        value = getattr(statement, "value", None)
-        return (
-            isinstance(statement, (ast.Assign, ast.AnnAssign))
-            and isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id in self.classes
-            and not self._student_names(ast.Tuple([*value.args, *(k.value for k in value.keywords)], ast.Load()))
-        )
-
     def _student_names(self, node: ast.AST) -> list[str]:
         """The student's code ``node`` uses, the graded functions first (to name in a reason)."""
         return sorted(loaded_names(node) & self.student, key=lambda name: (name not in GRADED, name))
 
     def _compound_reason(self, statement: ast.If | ast.Try) -> str | None:
-        """An if or try is kept when all of it would be: each branch is tried on a copy."""
+        """An if or try is kept when all of it would be (each branch is tried on a copy).
+        In a try, what only reports a failure is allowed too: an import the sandbox lacks
+        in its body, when a handler catches the ImportError (``try: from scipy.special
+        import softmax`` / ``except ImportError: def softmax...`` then runs as it would
+        here), and a print or raise in a handler."""
         trial = self.copy()
         if isinstance(statement, ast.If):
             reason = trial._evaluated_reason([statement.test], binds_graded=False)
             if reason:
                 return f"an if statement whose condition {reason}"
-        for block in _blocks(statement):
+        kind = "an if" if isinstance(statement, ast.If) else "a try"
+        for block, role in _roles(statement):
             for inner in block:
                 reason = trial._reason(inner)
-                if reason:
-                    kind = "an if" if isinstance(statement, ast.If) else "a try"
-                    return f"{kind} statement with a line the grader does not run (line {inner.lineno}: {reason})"
                 if reason is None:
                     trial._keep(inner)
+                elif reason and not _reports_a_failure(statement, inner, role):
+                    return f"{kind} statement with a line the grader does not run (line {inner.lineno}: {reason})"
         return None
 
     def _keep(self, statement: ast.stmt) -> None:
@@ -257,7 +279,6 @@ class Selection:
             self.lost.pop(name, None)
             self.modules.pop(name, None)
             self.student.discard(name)
-            self.classes.discard(name)
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             for alias in statement.names:
                 if alias.name == "*":
@@ -266,17 +287,91 @@ class Selection:
                 self.modules[alias.asname or alias.name.partition(".")[0]] = (module or "").partition(".")[0]
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.student.add(statement.name)
-            if isinstance(statement, ast.ClassDef):
-                self.classes.add(statement.name)
         elif self._student_names(statement):
             self.student.update(names)  # an alias of the student's code is the student's code
 
 
+def unused_values(kept: list[tuple[ast.stmt, str]]) -> set[int]:
+    """The kept statements (by index; each with its Decision's reason) that only compute
+    values nothing graded needs: no function, class or graded name uses them, directly or
+    through another value. Such a value is demo data (``scores = Q @ K``, ``out, A =
+    attention(Q, K, V)``), and computing it could only fail or take time."""
+    needed = set().union(*(_globals_used(statement) for statement, reason in kept if not reason))
+    unused = set()
+    for index in range(len(kept) - 1, -1, -1):
+        statement, reason = kept[index]
+        if not reason:
+            continue
+        if _changed_names(statement) & needed:
+            needed |= _globals_used(statement)
+        else:
+            unused.add(index)
+    return unused
+
+
+def defines_code(statement: ast.stmt) -> bool:
+    """Imports, functions, classes, the graded names, and blocks holding any of them:
+    kept whether or not anything uses them."""
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return True
+    return bool(bound_names(statement) & set(GRADED))
+
+
+def _globals_used(statement: ast.stmt) -> set[str]:
+    """The module-level names ``statement`` reads, now or when its functions run (their
+    own locals and parameters are not), as Python's symbol tables see them."""
+    try:
+        table = symtable.symtable(ast.unparse(statement), "<cell>", "exec")
+    except (SyntaxError, RecursionError, ValueError):
+        return {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
+    found, tables = set(), [table]
+    while tables:
+        current = tables.pop()
+        module_level = current.get_type() == "module"
+        for symbol in current.get_symbols():
+            if symbol.is_referenced() and (module_level or symbol.is_global()):
+                found.add(symbol.get_name())
+        tables.extend(current.get_children())
+    return found
+
+
+def _changed_names(statement: ast.stmt) -> set[str]:
+    """The names a statement binds, and those whose objects it changes (``CONFIG["eps"] = 1``)."""
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    changed = {_root(target) for target in targets if isinstance(target, (ast.Attribute, ast.Subscript))}
+    return bound_names(statement) | {name for name in changed if name}
+
+
 def _blocks(statement: ast.If | ast.Try) -> list[list[ast.stmt]]:
-    blocks = [statement.body, statement.orelse]
+    return [block for block, _ in _roles(statement)]
+
+
+def _roles(statement: ast.If | ast.Try) -> list[tuple[list[ast.stmt], str]]:
+    """The blocks of an if or try, each with its role: "runs" or, a try's handler, "handles"."""
+    blocks = [(statement.body, "runs"), (statement.orelse, "runs")]
     if isinstance(statement, ast.Try):
-        blocks += [handler.body for handler in statement.handlers] + [statement.finalbody]
+        blocks += [(handler.body, "handles") for handler in statement.handlers] + [(statement.finalbody, "runs")]
     return blocks
+
+
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _reports_a_failure(statement: ast.If | ast.Try, inner: ast.stmt, role: str) -> bool:
+    """Whether ``inner``, left out on its own, may stay inside the try ``statement``."""
+    if not isinstance(statement, ast.Try):
+        return False
+    if role == "handles":
+        printed = isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call) and _root(inner.value.func) == "print"
+        return printed or isinstance(inner, ast.Raise)
+    catches_import_errors = any(
+        handler.type is None or any(
+            isinstance(name, ast.Name) and name.id in IMPORT_ERRORS for name in ast.walk(handler.type)
+        )
+        for handler in statement.handlers
+    )
+    return catches_import_errors and isinstance(inner, (ast.Import, ast.ImportFrom)) and inner in statement.body
 
 
 def _runs_student_code(names: list[str]) -> str:
@@ -289,7 +384,8 @@ def _is_string(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and isinstance(value.value, str)
 
 
-def _is_main_guard(test: ast.expr) -> bool:
+def is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, in either order."""
     return (
         isinstance(test, ast.Compare)
         and any(isinstance(side, ast.Name) and side.id == "__name__" for side in [test.left, *test.comparators])
@@ -362,27 +458,23 @@ def calls_in(node: ast.AST) -> Iterator[ast.Call]:
 
 
 def bound_names(statement: ast.AST) -> set[str]:
-    """The names a top-level statement defines."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {statement.name}
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return {
-            alias.asname or alias.name.partition(".")[0] for alias in statement.names if alias.name != "*"
-        }
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-        targets = [statement.target]
-    elif isinstance(statement, (ast.If, ast.Try)):
-        return bound_names_in([inner for block in _blocks(statement) for inner in block])
-    else:
-        return set()
-    return {
-        name.id
-        for target in targets
-        for name in ast.walk(target)
-        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)
-    }
+    """The names a top-level statement defines when it runs (those its functions,
+    lambdas and comprehensions bind stay inside them)."""
+    found: set[str] = set()
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)  # what its body binds is its own
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update(alias.asname or alias.name.partition(".")[0] for alias in node.names if alias.name != "*")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def bound_names_in(statements: list[ast.stmt]) -> set[str]:
