@@ -20,6 +20,7 @@ from conftest import REFERENCE, TESTS, expectation
 from grader.batch import find_submissions, grade_folder, read_in_full
 from grader.cli import cli
 from grader.counterexample import NOTEBOOK_HINT
+from grader.formats import REPORT_FORMATS
 from grader.report import Report
 from grader.sandbox import Limits
 from grader.sources import MAX_NOTEBOOK_BYTES
@@ -149,3 +150,9 @@ def test_outputs_of_any_size_are_never_read_and_an_oversized_file_is_refused_alo
     reports = {report.student: report for report in grade_folder(folder, tmp_path / "out", rubric, Limits(isolation=isolation), jobs=2)}
     assert reports["plots"].status == "graded" and reports["plots"].score == rubric.max_score
     assert reports["huge"].status == "error" and "at most" in reports["huge"].error
+
+
+@pytest.mark.parametrize("name", ["text", "html", "markdown", "gradescope", "prairielearn"])
+def test_every_format_for_students_says_how_the_notebook_was_read(notebook_batch, name):
+    written = REPORT_FORMATS[name](notebook_batch["colab_lesson"])
+    assert "How the file was read" in written and "!pip install -q tqdm" in written

@@ -40,7 +40,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from grader.report import CheckEntry, Report, failure_details, score_summary
+from grader.report import CheckEntry, Report, failure_details, score_summary, source_lines
 
 MAX_BYTES = 1_000_000  # PrairieLearn's grader host refuses more than 1024 * 1024 bytes
 FIELD_CHARS = 20_000  # the first length texts are cut to; halved until the file fits
@@ -82,7 +82,7 @@ def results(report: Report, field_chars: int = FIELD_CHARS) -> dict[str, Any]:
         "gradable": True,
         "score": min(1.0, report.score / report.max_score) if report.max_score > 0 else 0.0,
         "message": cut(_message(report, bool(out_of_sight))),
-        "output": cut(_diagnoses(report)),
+        "output": cut(_output(report)),
         "tests": tests,
     }
 
@@ -135,6 +135,12 @@ def _message(report: Report, out_of_sight: bool) -> str:
     if out_of_sight:
         lines.append("Some checks are graded out of sight: their points are in your score, their results not shown.")
     return "\n".join(lines)
+
+
+def _output(report: Report) -> str:
+    """The diagnoses, then how a notebook was read (see grader.sources)."""
+    read = ["How the file was read:", *source_lines(report.source)] if report.source else []
+    return "\n\n".join(part for part in (_diagnoses(report), "\n".join(read)) if part)
 
 
 def _diagnoses(report: Report) -> str:
