@@ -173,6 +173,8 @@ def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = 
                 shutil.copyfile(path, target)
             written.append(target.relative_to(out).as_posix())
     write_atomic(out / "rubric.toml", public_rubric_toml(rubric))
+    for written_anew in (out / handout, out / "rubric.toml"):
+        written_anew.chmod(0o644)  # as the copied files are: write_atomic's are the writer's alone
     workflow = out / CLASSROOM_WORKFLOW
     workflow.write_text(_with_install(workflow.read_text(encoding="utf-8"), install), encoding="utf-8")
     readme = out / "README.md"

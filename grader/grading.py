@@ -35,7 +35,7 @@ def _prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None) ->
         "submission_sha256": hashlib.sha256(content).hexdigest(),
         "sandbox": limits.isolation,
     }
-    suffix = sources.NOTEBOOK_SUFFIX if path.suffix.lower() == sources.NOTEBOOK_SUFFIX else ".py"
+    suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
         identity["source"] = sources.parse(content, suffix=suffix).summary()

@@ -255,7 +255,7 @@ class StudentView:
                 outcome = outcome_of(call.excinfo.value, submission_of(item))
                 details = failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])
                 report.longrepr = "\n".join(details)
-                if check in self.bonus:
+                if check in self.bonus and outcome["kind"] != "grader_error":  # the grader's failure stays red
                     report.outcome = "skipped"  # with wasxfail: what pytest reports as xfailed
                     report.wasxfail = f"bonus not earned: {outcome['feedback']}"
                     self.bonus_missed[check] = details

@@ -183,6 +183,7 @@ def test_a_notebook_handout_is_the_template_as_cells_and_grades_like_it(tmp_path
     python = "\n".join(source for source in code if not source.startswith("!"))  # the last cell is shell lines
     assert not _statements(project_file(REFERENCE_HEAD).read_text(encoding="utf-8")) & _statements(python)
     assert install in code[-1] and "!grader check attention.ipynb" in code[-1]
+    assert {(out / name).stat().st_mode & 0o777 for name in ("attention.ipynb", "rubric.toml", "README.md")} == {0o644}
 
     # As handed out: every function is still to write. With the lesson's code in its cells: full marks.
     report = json.loads(CliRunner().invoke(cli, ["check", str(out / "attention.ipynb"), "--json", "-"]).stdout)
@@ -380,8 +381,9 @@ def test_prairielearn_entrypoint_prefers_the_python_file_to_a_notebook(prairiele
         "attention.py": REFERENCE.read_bytes(), "attention.ipynb": b'{"cells": [], "nbformat": 4}',
     })
     assert both["score"] == 1.0
-    run, _ = _fake_grade(prairielearn_folder, tmp_path / "notebook", {"attention.ipynb": b'{"cells": [], "nbformat": 4}'})
+    run, results = _fake_grade(prairielearn_folder, tmp_path / "notebook", {"attention.ipynb": b'{"cells": [], "nbformat": 4}'})
     assert run.stdout.startswith(str(tmp_path / "notebook" / "student" / "attention.ipynb"))  # the text report
+    assert results["gradable"] is False and "has no code cells" in results["format_errors"][0]
 
 
 def test_prairielearn_entrypoint_leaves_no_result_when_the_grader_fails(prairielearn_folder, tmp_path):

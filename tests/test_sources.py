@@ -176,6 +176,8 @@ def test_content_decides_the_kind_whatever_the_name():
     as_ipynb = sources.parse(HEAD.encode(), suffix=".ipynb")
     assert as_ipynb.kind == "python" and as_ipynb.code == HEAD.encode()
     assert "holds Python source" in as_ipynb.notes[-1]
+    # Feedback names the file the student handed in, whatever it holds.
+    assert as_ipynb.where(3) == "attention.ipynb, line 3" and as_py.where(2).startswith("attention.py, cell 1")
     plain = sources.parse(HEAD.encode())
     assert plain.summary() is None and plain.where(3) == "attention.py, line 3"
 
@@ -334,3 +336,25 @@ def test_reading_is_bounded_whatever_the_cell():
         read("print(1)\n" * 200_000)  # over the code limit: refused before any parsing
     read("%matplotlib inline\na" + " " * 100_000 + "b")  # a line no pattern backtracks on
     assert time.monotonic() - started < 5
+
+
+def test_the_largest_notebook_the_limits_allow_reads_in_seconds():
+    block = ("x = [" + "1," * 100 + "]\n") * 40 + "%time x\n"
+    cell = block * (sources.MAX_PYTHON_BYTES // len(block))
+    started = time.monotonic()
+    [piece] = read(cell, "def use():\n    return 1").left_out
+    assert "pieces of syntax" in piece.reason
+    small = "".join(f"VALUE_{n} = {n}\n%time VALUE_{n}\n" for n in range(2000))
+    assert len(read(small, "def use():\n    return VALUE_1").left_out) > 2000
+    assert time.monotonic() - started < 20
+
+
+def test_a_cell_with_only_a_byte_order_mark_or_prompts_is_empty():
+    source = read(HEAD, "\ufeff", ">>>", ">>> \n...")
+    assert "def softmax" in kept(source) and source.cells == (1,)
+
+
+def test_only_a_real_main_guard_is_run_as_a_notebook_runs_it():
+    source = read(HEAD, "if __name__ != '__main__':\n    def softmax(x, axis=-1):\n        return x")
+    assert "not the same in a notebook" in reasons(source)["if __name__ != '__main__':"]
+    assert "return x" not in kept(source)

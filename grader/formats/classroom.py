@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 from grader.report import CheckEntry, Report, check_details
+from grader.sources import display_name
 
 STATUSES = {"passed": "pass", "failed": "fail", "error": "error", "timeout": "error"}
 
@@ -35,7 +37,7 @@ def result(report: Report) -> dict[str, Any]:
 
 
 def _filename(report: Report) -> str:
-    return "attention.ipynb" if (report.source or {}).get("kind") == "notebook" else "attention.py"
+    return display_name(Path(report.submission).suffix)
 
 
 def _test(check: CheckEntry, filename: str) -> dict[str, Any]:

@@ -66,11 +66,7 @@ class Source:
     left_out: tuple[LeftOut, ...] = ()
     defined_only_in: dict[str, LeftOut] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-
-    @property
-    def name(self) -> str:
-        """What feedback calls the file: the lesson's file name for its kind."""
-        return "attention.ipynb" if self.kind == "notebook" else "attention.py"
+    name: str = "attention.py"  # what feedback calls the file: see display_name
 
     def where(self, line: int) -> str:
         """Where line ``line`` of ``code`` is, as the student finds it in their file."""
@@ -111,9 +107,20 @@ class Source:
         return found
 
 
+def is_notebook_name(suffix: str) -> bool:
+    """Whether a file of this suffix (``.ipynb``) is handed in as a notebook."""
+    return suffix.lower() == NOTEBOOK_SUFFIX
+
+
+def display_name(suffix: str) -> str:
+    """What feedback calls a submission with this suffix: the lesson's file name, as the
+    student handed it in (``ada.ipynb`` is their ``attention.ipynb``, whatever it holds)."""
+    return "attention.ipynb" if is_notebook_name(suffix) else "attention.py"
+
+
 def size_limit(path: Path) -> int:
     """The largest file of ``path``'s kind (by its name: the size is checked before reading)."""
-    return MAX_NOTEBOOK_BYTES if path.suffix.lower() == NOTEBOOK_SUFFIX else MAX_PYTHON_BYTES
+    return MAX_NOTEBOOK_BYTES if is_notebook_name(path.suffix) else MAX_PYTHON_BYTES
 
 
 def read_bytes(path: Path) -> bytes:
@@ -151,23 +158,29 @@ def looks_like_notebook(content: bytes) -> bool:
 
 
 def parse(content: bytes, *, suffix: str = ".py") -> Source:
-    """The module a worker imports for a file with these bytes (``suffix`` only words the
-    errors: content decides the kind). Raises :class:`Unusable` with one sentence."""
+    """The module a worker imports for a file with these bytes (``suffix`` names it in
+    feedback: content decides the kind). Raises :class:`Unusable` with one sentence."""
     from grader.sources import notebook, python  # notebook imports nbformat only when it reads one
 
-    if looks_like_notebook(content):
-        source = notebook.parse(content)
-        if suffix.lower() != NOTEBOOK_SUFFIX:
-            source = _noted(source, "This file holds a Jupyter notebook, not Python source: it was graded as a notebook.")
-        return source
-    if suffix.lower() == NOTEBOOK_SUFFIX:
-        if (json_text(content) or "").lstrip().startswith("{"):
-            raise Unusable(notebook.broken_json_reason(content))
-        if len(content) > MAX_PYTHON_BYTES:
-            raise Unusable(f"attention.ipynb holds Python source, not a notebook, and more than {MAX_PYTHON_BYTES} bytes of it")
-        source = python.parse(content, name="attention.ipynb")
-        return _noted(source, "This .ipynb file holds Python source, not a notebook: it was graded as a Python file.")
-    return python.parse(content)
+    name = display_name(suffix)
+    try:
+        if looks_like_notebook(content):
+            source = notebook.parse(content, name)
+            if not is_notebook_name(suffix):
+                source = _noted(source, "This file holds a Jupyter notebook, not Python source: it was graded as a notebook.")
+            return source
+        if is_notebook_name(suffix):
+            if (json_text(content) or "").lstrip().startswith("{"):
+                raise Unusable(notebook.broken_json_reason(content, name))
+            if len(content) > MAX_PYTHON_BYTES:
+                raise Unusable(f"{name} holds Python source, not a notebook, and more than {MAX_PYTHON_BYTES} bytes of it")
+            source = python.parse(content, name=name)
+            return _noted(source, "This .ipynb file holds Python source, not a notebook: it was graded as a Python file.")
+        return python.parse(content)
+    except Unusable:
+        raise
+    except Exception as error:  # a file no rule above foresaw: its own report, never a stopped batch
+        raise Unusable(f"{name} could not be read ({type(error).__name__}); please tell your instructor") from None
 
 
 def read(path: Path) -> Source:

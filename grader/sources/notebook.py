@@ -11,9 +11,9 @@ student last ran them in is not in the file. Within each code cell, as IPython r
   body inside a function) leaves the cell out;
 - a cell that is not Python as it stands has its IPython lines (``%matplotlib inline``,
   ``!pip install``, ``files = !ls``, ``np.sum?``) left out, each replaced by ``pass`` so
-  the lines around it keep their numbers: only the lines the parser stops at, so a line
-  inside brackets or a string that starts with ``%`` or ``!`` stays as it is. One that
-  still does not parse is left out whole, with its syntax error;
+  the lines around it keep their numbers: only lines that start a statement, as IPython
+  reads them, so a line inside brackets or a string that starts with ``%`` or ``!``
+  stays as it is. One that still does not parse is left out whole, with its syntax error;
 - its top-level statements are kept or left out as :mod:`grader.sources.selection` says.
 
 The module starts with ``from __future__ import annotations``, so an annotation naming
@@ -23,10 +23,13 @@ a package the sandbox lacks (``torch.Tensor``) never stops a definition.
 from __future__ import annotations
 
 import ast
+import io
+import itertools
 import json
 import logging
 import re
 import textwrap
+import tokenize
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,9 +46,12 @@ IPYTHON_LINE = re.compile(
 )
 PROMPT = re.compile(r"^(?:>>>|\.\.\.) ?")
 DEFINED = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*=[^=]", re.MULTILINE)
-# Past this many IPython lines in one cell, they are all replaced at once rather than one
-# parse each (which finds exactly the lines the parser stops at).
-MAX_IPYTHON_LINES_ONE_BY_ONE = 100
+# A cell the size of the code limit in small statements has about 300,000; the lesson's
+# four functions about 300. Past this, reading would take seconds of the grader's time.
+MAX_NODES_PER_CELL = 100_000
+# Tokenizing a cell to find where its statements start takes about 1 s per 150 KB; a
+# larger cell with IPython lines in it has every line that looks like one left out.
+MAX_TOKENIZED_CELL = 100_000
 CODE_SHOWN = 80  # characters of a left-out line kept in the report
 TOP_TO_BOTTOM = "Code cells were graded top to bottom, as Restart & Run All runs them, not in the order they last ran."
 
@@ -61,11 +67,12 @@ class _Piece:
     unless_used: str
 
 
-def parse(content: bytes) -> Source:
-    """The module of the notebook ``content``; :class:`Unusable` with one sentence."""
-    cells = _code_cells(_read(content))
+def parse(content: bytes, name: str = "attention.ipynb") -> Source:
+    """The module of the notebook ``content``; :class:`Unusable` with one sentence that
+    calls the file ``name``."""
+    cells = _code_cells(_read(content, name), name)
     if not cells:
-        raise Unusable("attention.ipynb has no code cells: write the four functions from the lesson in code cells")
+        raise Unusable(f"{name} has no code cells: write the four functions from the lesson in code cells")
     selection = Selection()
     left_out: list[LeftOut] = []
     pieces: list[_Piece] = []
@@ -90,12 +97,13 @@ def parse(content: bytes) -> Source:
         left_out=tuple(left_out),
         defined_only_in=defined_only_in,
         notes=(TOP_TO_BOTTOM,),
+        name=name,
     )
     _check_compiles(source)
     return source
 
 
-def broken_json_reason(content: bytes) -> str:
+def broken_json_reason(content: bytes, name: str = "attention.ipynb") -> str:
     """The sentence for an .ipynb file whose JSON does not parse."""
     try:
         json.loads(json_text(content) or content)
@@ -104,14 +112,14 @@ def broken_json_reason(content: bytes) -> str:
     except Exception:  # not text, or nested past what the parser follows
         where = ""
     else:
-        return "attention.ipynb is not a Jupyter notebook: it holds JSON without notebook cells"
+        return f"{name} is not a Jupyter notebook: it holds JSON without notebook cells"
     return (
-        f"attention.ipynb is not a readable notebook: its JSON is broken{where}. Was the file cut short? "
+        f"{name} is not a readable notebook: its JSON is broken{where}. Was the file cut short? "
         "Save the notebook again and resubmit it"
     )
 
 
-def _read(content: bytes) -> Any:
+def _read(content: bytes, name: str) -> Any:
     """The notebook as nbformat 4, or :class:`Unusable`. A notebook 4 that strays from the
     schema only by a missing ``metadata`` or ``outputs`` (as some tools write them) is read
     with those filled in."""
@@ -119,15 +127,17 @@ def _read(content: bytes) -> Any:
 
     text = json_text(content)
     if text is None:
-        raise Unusable("attention.ipynb is not text in a Unicode encoding: save the notebook again")
-    logging.getLogger("traitlets").setLevel(logging.CRITICAL)  # nbformat logs schema problems there
+        raise Unusable(f"{name} is not text in a Unicode encoding: save the notebook again")
+    # nbformat logs schema problems to the traitlets logger; the grader reports them as it
+    # sees fit, and prints nothing else (a check process's stderr is its own).
+    logging.getLogger("traitlets").setLevel(logging.CRITICAL)
     try:
         return nbformat.reads(text, as_version=4, capture_validation_error={})
     except nbformat.reader.NotJSONError:
-        raise Unusable(broken_json_reason(content)) from None
+        raise Unusable(broken_json_reason(content, name)) from None
     except nbformat.NBFormatError:
         raise Unusable(
-            "attention.ipynb is in a notebook format this grader cannot read (it reads nbformat 1 to 4): "
+            f"{name} is in a notebook format this grader cannot read (it reads nbformat 1 to 4): "
             "save it again with Jupyter"
         ) from None
     except Exception as error:  # nbformat's own checks, in whatever form they fail
@@ -137,7 +147,7 @@ def _read(content: bytes) -> Any:
                 return nbformat.reads(completed, as_version=4, capture_validation_error={})
             except Exception:
                 pass
-        raise Unusable(f"attention.ipynb is not a readable notebook ({type(error).__name__}): save it again") from None
+        raise Unusable(f"{name} is not a readable notebook ({type(error).__name__}): save it again") from None
 
 
 def _completed(text: str) -> str | None:
@@ -159,17 +169,17 @@ def _completed(text: str) -> str | None:
     return json.dumps(document)
 
 
-def _code_cells(notebook: Any) -> list[tuple[int, str]]:
+def _code_cells(notebook: Any, name: str) -> list[tuple[int, str]]:
     """(number, source) of every code cell; numbers count every cell from 1, top down."""
     metadata = notebook.get("metadata")
     language_info = metadata.get("language_info") if isinstance(metadata, dict) else None
     language = language_info.get("name") if isinstance(language_info, dict) else None
     if isinstance(language, str) and language.strip().lower() not in ("", "python", "python3"):
         shown = language.encode("ascii", "replace").decode()[:40]
-        raise Unusable(f"attention.ipynb is a notebook in {shown}: the lesson's functions are written in Python")
+        raise Unusable(f"{name} is a notebook in {shown}: the lesson's functions are written in Python")
     cells = notebook.get("cells")
     if not isinstance(cells, list):
-        raise Unusable("attention.ipynb is not a readable notebook: it has no list of cells")
+        raise Unusable(f"{name} is not a readable notebook: it has no list of cells")
     found, size = [], 0
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -177,16 +187,18 @@ def _code_cells(notebook: Any) -> list[tuple[int, str]]:
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(line, str) for line in source):
             source = "".join(source)
+        if isinstance(source, str):
+            source = source.removeprefix("\ufeff")
         if not isinstance(source, str):
-            raise Unusable(f"cell {number} of attention.ipynb is not readable (its source is not text): save it again")
+            raise Unusable(f"cell {number} of {name} is not readable (its source is not text): save it again")
         try:
             size += len(source.encode("utf-8"))
         except UnicodeEncodeError:
-            raise Unusable(f"cell {number} of attention.ipynb holds text that is not valid Unicode: save it again") from None
+            raise Unusable(f"cell {number} of {name} holds text that is not valid Unicode: save it again") from None
         if size > MAX_PYTHON_BYTES:
-            raise Unusable(f"the code cells of attention.ipynb hold more than {MAX_PYTHON_BYTES} bytes of code")
+            raise Unusable(f"the code cells of {name} hold more than {MAX_PYTHON_BYTES} bytes of code")
         if source.strip():
-            found.append((number, source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")))
+            found.append((number, source.replace("\r\n", "\n").replace("\r", "\n")))
     return found
 
 
@@ -194,7 +206,7 @@ def _as_ipython_reads(text: str) -> list[str]:
     """The cell's lines without ``>>>`` prompts and without an indent they all share, as
     IPython removes both before it runs a cell."""
     lines = text.split("\n")
-    first = next(line for line in lines if line.strip())
+    first = next((line for line in lines if line.strip()), "")
     if first.lstrip().startswith(">>>"):
         lines = [PROMPT.sub("", line.lstrip()) if PROMPT.match(line.lstrip()) else line for line in lines]
     return textwrap.dedent("\n".join(lines)).split("\n")
@@ -204,7 +216,9 @@ def _cell_pieces(
     number: int, text: str, selection: Selection, left_out: list[LeftOut], guessed: dict[str, LeftOut]
 ) -> list[_Piece]:
     lines = _as_ipython_reads(text)
-    first = next(index for index, line in enumerate(lines) if line.strip())
+    first = next((index for index, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return []  # nothing but a byte order mark or prompts
     if lines[first].startswith("%%"):
         magic, *arguments = lines[first][2:].split() or [""]
         module = _written_module(magic, arguments)
@@ -222,23 +236,28 @@ def _cell_pieces(
             left_out.append(_left(number, first + 1, lines[first], "a notebook magic: the cell's code below it is graded"))
             lines[first] = ""
     tree = _parsed(lines)
+    ipython_lines: list[tuple[LeftOut, list[str]]] = []
     if not isinstance(tree, ast.Module):
-        without, ipython_lines = _without_ipython_lines(number, lines)
-        retried = _parsed(without)
-        if isinstance(retried, ast.Module):
-            lines = without
-            for piece, assigned in ipython_lines:
-                left_out.append(piece)
-                selection.forget(assigned, f"cell {piece.cell}, line {piece.line}")
-        tree = retried
+        without, found = _without_ipython_lines(number, lines)
+        tree = _parsed(without)
+        if isinstance(tree, ast.Module):
+            lines, ipython_lines = without, found
+    reason = None
     if not isinstance(tree, ast.Module):
         line, message = tree
-        line = min(max(line, 1), len(lines))
         reason = f"the cell has a syntax error on line {line} ({message}), so none of it was graded"
+    elif len(list(itertools.islice(ast.walk(tree), MAX_NODES_PER_CELL + 1))) > MAX_NODES_PER_CELL:
+        line = 1
+        reason = f"the cell holds more than {MAX_NODES_PER_CELL} pieces of syntax: too large to grade (keep data out of the code)"
+    if reason is not None:
+        line = min(max(line, 1), len(lines))
         piece = _left(number, line, lines[line - 1], reason)
         left_out.append(piece)
         _note_definitions(text, piece, guessed)
         return []
+    for piece, assigned in ipython_lines:
+        left_out.append(piece)
+        selection.forget(assigned, f"cell {piece.cell}, line {piece.line}")
     pieces = []
     statements = tree.body
     for index, statement in enumerate(statements):
@@ -289,28 +308,50 @@ def _parsed(lines: list[str]) -> ast.Module | tuple[int, str]:
 
 def _without_ipython_lines(number: int, lines: list[str]) -> tuple[list[str], list[tuple[LeftOut, list[str]]]]:
     """The cell with its IPython lines replaced by ``pass`` at their indentation, and those
-    lines (each with the names it would have assigned: ``files = !ls``). A line counts
-    where the parser stops at it, so one inside brackets or a string stays; past
-    MAX_IPYTHON_LINES_ONE_BY_ONE candidates, every line that looks like one counts."""
+    lines (each with the names it would have assigned: ``files = !ls``). Only a line that
+    starts a statement counts, as in IPython: one inside brackets or a string stays."""
     candidates = {index: match for index, line in enumerate(lines) if (match := IPYTHON_LINE.match(line))}
+    starts = None
+    if sum(map(len, lines)) <= MAX_TOKENIZED_CELL:
+        starts = _statement_starts([_tokenizable(line) if index in candidates else line for index, line in enumerate(lines)])
     lines = list(lines)
-    replaced: list[int] = []
-    if len(candidates) > MAX_IPYTHON_LINES_ONE_BY_ONE:
-        replaced = sorted(candidates)
-        for index in replaced:
-            lines[index] = _as_pass(lines[index])
-    else:
-        tree = _parsed(lines)
-        while not isinstance(tree, ast.Module) and tree[0] - 1 in candidates and tree[0] - 1 not in replaced:
-            replaced.append(tree[0] - 1)
-            lines[tree[0] - 1] = _as_pass(lines[tree[0] - 1])
-            tree = _parsed(lines)
     found = []
-    for index in sorted(replaced):
-        original = candidates[index].string
-        assigned = [name.strip() for name in (candidates[index].group("assigned") or "").split(",")]
-        found.append((_left(number, index + 1, original, _ipython_reason(original)), [name for name in assigned if name]))
+    for index, match in sorted(candidates.items()):
+        if starts is not None and index not in starts:
+            continue
+        lines[index] = _as_pass(lines[index])
+        assigned = [name.strip() for name in (match.group("assigned") or "").split(",")]
+        found.append((_left(number, index + 1, match.string, _ipython_reason(match.string)), [n for n in assigned if n]))
     return lines, found
+
+
+def _statement_starts(lines: list[str]) -> set[int] | None:
+    """The lines (from 0) on which a statement starts, from Python's tokenizer: not those
+    inside brackets, strings or after a backslash. None when the cell does not tokenize
+    (then every IPython-looking line counts)."""
+    starts, at_start, depth = set(), True, 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines)).readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(depth - 1, 0)
+            if token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth == 0):
+                at_start = True
+            elif token.type not in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT) and at_start:
+                starts.add(token.start[0] - 1)
+                at_start = False
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return starts
+
+
+def _tokenizable(line: str) -> str:
+    """The line with IPython's own characters (a leading ``!``/``%``/``?``, a trailing
+    ``?``, ``= !``) blanked, and its brackets and strings as they were."""
+    line = re.sub(r"^(\s*)([!%?]+)", lambda match: match.group(1) + " " * len(match.group(2)), line)
+    line = re.sub(r"\?+(\s*)$", r"\1", line)
+    return re.sub(r"^([\w\s,]*=\s*)[!%]", r"\1 ", line)
 
 
 def _as_pass(line: str) -> str:
@@ -378,7 +419,7 @@ def _check_compiles(source: Source) -> None:
     try:
         compile(source.code, "attention.py", "exec", dont_inherit=True)
     except SyntaxError as error:
-        where = source.where(error.lineno) if error.lineno else "attention.ipynb"
-        raise Unusable(f"attention.ipynb's code does not compile when put together ({where}: {error.msg})") from None
+        where = source.where(error.lineno) if error.lineno else source.name
+        raise Unusable(f"{source.name}'s code does not compile when put together ({where}: {error.msg})") from None
     except (RecursionError, MemoryError, ValueError):
-        raise Unusable("attention.ipynb's code is too deeply nested to compile") from None
+        raise Unusable(f"{source.name}'s code is too deeply nested to compile") from None

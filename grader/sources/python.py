@@ -13,7 +13,7 @@ def parse(content: bytes, *, name: str = "attention.py") -> Source:
     reason = unusable_reason(content, name)
     if reason is not None:
         raise Unusable(reason)
-    return Source(content)
+    return Source(content, name=name)
 
 
 def unusable_reason(content: bytes, name: str = "attention.py") -> str | None:

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import symtable
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 GRADED = ("softmax", "attention", "self_attention", "causal_mask")
 AVAILABLE_MODULES = frozenset(sys.stdlib_module_names) | {"numpy"}
@@ -88,10 +89,8 @@ class Selection:
     star_import: bool = False
 
     def copy(self) -> Selection:
-        return Selection(
-            set(self.bound), set(self.student), dict(self.modules), set(self.written), dict(self.lost),
-            self.star_import,
-        )
+        """A copy to try a block on, every field its own."""
+        return replace(self, **{item.name: copy.copy(getattr(self, item.name)) for item in fields(self)})
 
     def decide(self, statement: ast.stmt, where: str) -> Decision:
         """Keep ``statement`` (what it defines is noted) or say why it is left out (what it
@@ -142,8 +141,10 @@ class Selection:
             return self._evaluated_reason(evaluated, binds_graded=any(name in GRADED for name in targets))
         if isinstance(statement, ast.Assert):
             return "an assert that tests your code: the grader runs its own checks instead"
-        if isinstance(statement, ast.If) and is_main_guard(statement.test):
-            return "an if __name__ == '__main__' block: it runs in a notebook, but not when the grader imports your code"
+        if isinstance(statement, ast.If) and any(
+            isinstance(name, ast.Name) and name.id == "__name__" for name in ast.walk(statement.test)
+        ):
+            return "an if statement on __name__, which is not the same in a notebook as when the grader imports your code"
         if isinstance(statement, (ast.If, ast.Try)):
             return self._compound_reason(statement)
         if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
@@ -386,9 +387,11 @@ def _is_string(value: ast.expr) -> bool:
 
 def is_main_guard(test: ast.expr) -> bool:
     """``__name__ == "__main__"``, in either order."""
-    return (
-        isinstance(test, ast.Compare)
-        and any(isinstance(side, ast.Name) and side.id == "__name__" for side in [test.left, *test.comparators])
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
     )
 
 
@@ -478,4 +481,5 @@ def bound_names(statement: ast.AST) -> set[str]:
 
 
 def bound_names_in(statements: list[ast.stmt]) -> set[str]:
+    """The names a block of statements defines."""
     return {name for statement in statements for name in bound_names(statement)}
