@@ -17,6 +17,7 @@ import click
 
 from grader import __version__
 from grader.batch import grade_folder, read_in_full
+from grader.bounds import enforced
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
 from grader.errors import GraderError, UsageError
 from grader.formats import REPORT_FORMATS
@@ -241,6 +242,12 @@ def grade(
     that was stopped resumes where it left off.
     """
     chosen = _rubric(rubric)
+    if enforced() is None:
+        _warn(
+            "no kernel bound on a sandbox's processes here (the grader can make no cgroup): a fork bomb is "
+            "stopped only by its time budget and the host's limits; run as root, or with the pids controller "
+            "delegated, for one"
+        )
     progress = BatchProgress()
     try:
         reports = grade_folder(folder, out, chosen, _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import sources
+from grader import bounds, sources
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
@@ -34,6 +34,7 @@ def _prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None) ->
         "submission": str(path),
         "submission_sha256": hashlib.sha256(content).hexdigest(),
         "sandbox": limits.isolation,
+        "bounds": {"processes": bounds.enforced()},
     }
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:

@@ -53,6 +53,8 @@ class Report:
     pictures: dict[str, Any] = field(default_factory=dict)
     # How a notebook was read: its cells, what was left out and why (None: a Python file).
     source: dict[str, Any] | None = None
+    # The kernel's bounds on the whole sandbox: {"processes": pids.max, or None where none}.
+    bounds: dict[str, Any] | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property

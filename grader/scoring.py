@@ -25,6 +25,7 @@ def score(
     diagnoses: list[dict[str, str]] | None = None,
     pictures: dict[str, Any] | None = None,
     source: dict[str, Any] | None = None,
+    bounds: dict[str, Any] | None = None,
 ) -> Report:
     """Points for each passed check; a submission that could not be imported is an error.
     ``diagnoses`` (the known mistakes it shows) only explain: they never change points;
@@ -64,6 +65,7 @@ def score(
         diagnoses=list(diagnoses or []),
         pictures=dict(pictures or {}),
         source=source,
+        bounds=bounds,
     )
 
 

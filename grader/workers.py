@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from grader import wire
+from grader.bounds import ProcessBound
 from grader.sandbox import (
     SANDBOX_FOLDER,
     Limits,
@@ -90,6 +91,7 @@ class WorkerProcess:
         self.folder = _folder(submission)
         scripts = self.folder / ".grader"
         command = [sys.executable, "-s", str(scripts / "worker.py"), str(self.folder / "attention.py")]
+        self.bound = ProcessBound.create()
         self.process = subprocess.Popen(
             [*command, json.dumps(limits.rlimits())],
             stdin=subprocess.PIPE,
@@ -100,6 +102,10 @@ class WorkerProcess:
             start_new_session=True,
             **process_credentials(),
         )
+        if self.bound is not None:
+            # From here, not before exec (Popen drops privileges first): the worker is
+            # still starting Python when it joins, long before the submission runs.
+            self.bound.add(self.process.pid)
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
         self.reader = wire.FrameReader(self.replies)
@@ -111,8 +117,11 @@ class WorkerProcess:
             return describe_exit(None)
 
     def kill(self) -> None:
-        """Kill the worker's whole session and remove its folder."""
+        """Kill the worker's whole session (and its process group's every process) and
+        remove its folder."""
         kill_session(self.process)
+        if self.bound is not None:
+            self.bound.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -133,6 +142,7 @@ class Zygote:
         self.generation = 0
         self._control: socket.socket | None = None
         self._process: subprocess.Popen | None = None
+        self.bound = ProcessBound.create()  # every sandbox this zygote starts runs in it
         atexit.register(self.close)
 
     def start(self) -> None:
@@ -152,8 +162,9 @@ class Zygote:
                     cwd=self.folder,
                     env=environment,
                     start_new_session=True,
+                    preexec_fn=self.bound.join if self.bound is not None else None,
                 )
-        except OSError as error:
+        except (OSError, subprocess.SubprocessError) as error:
             control.close()
             raise ZygoteFailed(f"the sandbox's zygote did not start: {error}") from None
         self._control = control
@@ -217,6 +228,8 @@ class Zygote:
 
     def close(self) -> None:
         self.stop()
+        if self.bound is not None:
+            self.bound.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

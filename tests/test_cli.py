@@ -24,6 +24,7 @@ from grader.sandbox import Limits
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
     "checks", "diagnoses", "pictures", "rubric", "grader_version", "duration_s", "sandbox", "self_check", "source",
+    "bounds",
 }
 CHECK_KEYS = {
     "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",
@@ -265,3 +266,14 @@ def test_grade_ends_with_a_summary_of_scores_and_the_slowest(tmp_path, small_rub
     assert "graded 2 submissions in" in result.output
     assert "scores: mean 3.0, median 3 of 5; 0 with errors" in result.output
     assert "slowest: " in result.output and "ada (" in result.output and "bea (" in result.output
+
+
+def test_grade_says_once_when_no_kernel_bound_holds_a_sandbox(tmp_path, small_rubric, isolation, monkeypatch):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    for name in ("ada", "bob"):
+        shutil.copyfile(REFERENCE, submissions / f"{name}.py")
+    monkeypatch.setattr("grader.cli.enforced", lambda: None)
+    result = run("grade", submissions, "--out", tmp_path / "out", "--rubric", small_rubric, "--sandbox", isolation)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("no kernel bound on a sandbox's processes") == 1
