@@ -436,6 +436,8 @@ class Submission(StudentFunctions):
             undefined = UNDEFINED_NAME.fullmatch(text) if kind == "NameError" else None
             if undefined:
                 hint = self.source.why_undefined(undefined.group(1))
+            if kind == "BlockingIOError" or (kind == "RuntimeError" and "can't start new thread" in text):
+                hint = "; the sandbox lets a submission start only a few processes and threads: the lesson's functions need none"
             raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line)
         if status == "missing":
             raise FunctionMissing(self._missing(function))

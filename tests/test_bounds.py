@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REFERENCE, TESTS
 from grader import bounds
-from grader.batch import grade_folder
+from grader.batch import grade_folder, read_in_full
 from grader.sandbox import Limits, bubblewrap_works
 
 pytestmark = pytest.mark.skipif(
@@ -86,3 +86,19 @@ def test_a_group_left_by_a_killed_grader_is_removed_at_the_next_start():
         if stale.exists():
             stale.rmdir()
     assert os.getpid()  # the grader's own process is never in a group
+
+
+def test_a_head_that_hits_the_bound_is_told_why(tmp_path, rubric):
+    # Forks in every softmax call, and never catches the refusal.
+    forking = (
+        "def softmax(x, axis=-1):\n    for _ in range(100):\n"
+        "        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"
+    )
+    head = tmp_path / "in" / "forks.py"
+    head.parent.mkdir()
+    head.write_text("import os\nimport time\n" + REFERENCE.read_text().replace("def softmax(x, axis=-1):\n", forking))
+    graded = grade_folder(head.parent, tmp_path / "out", rubric, Limits(isolation=ISOLATIONS[-1]), jobs=1)
+    (report,) = read_in_full(tmp_path / "out", graded)
+    rows = next(check for check in report.checks if check.id == "softmax.rows_sum_to_one")
+    assert rows.status == "error" and "BlockingIOError" in rows.feedback
+    assert "only a few processes and threads" in rows.feedback
