@@ -1,13 +1,16 @@
-"""Kernel-enforced bounds on a whole sandbox: how many processes and threads it may hold.
+"""Kernel-enforced bounds on a whole sandbox: how many processes and threads it may hold,
+and how much memory all of them together.
 
 RLIMIT_NPROC does not bound a sandbox the grader starts as root (the kernel exempts
-root, and bubblewrap maps the worker's uid 65534 onto real root), and an unbounded fork
-bomb would fill the host's process table. So where the grader can make a cgroup (cgroup
-v1's ``pids`` hierarchy, or v2 where the ``pids`` controller is delegated to the
-grader's own group), each sandbox runs in one with ``pids.max``: a fork or a thread past
-it fails with EAGAIN inside the sandbox, whatever the uid, and no other process on the
-machine notices. Where no cgroup can be made, :meth:`ProcessBound.create` returns None
-and :func:`enforced` says so, for the report and the command.
+root, and bubblewrap maps the worker's uid 65534 onto real root), and RLIMIT_AS bounds
+each process, not their sum: an unbounded fork bomb would fill the host's process table,
+and a few dozen children each near the cap would exhaust its memory. So where the grader
+can make cgroups (cgroup v1's ``pids`` and ``memory`` hierarchies, or v2 where those
+controllers are delegated to the grader's own group), each sandbox runs in groups with
+``pids.max`` and a memory limit: a fork or a thread past the first fails with EAGAIN
+inside the sandbox, and past the second the kernel's OOM killer picks its victim inside
+the sandbox; no other process on the machine notices. Where a group cannot be made,
+:func:`enforced` says which bound is missing, for the report and the command.
 """
 
 from __future__ import annotations
@@ -24,85 +27,145 @@ PREFIX = "attention-grader-"
 # A worker needs one process and one thread; bubblewrap, the zygote and a worker being
 # replaced add a few. A head never needs to fork.
 MAX_PROCESSES = 32
+# A sandbox's memory: its worker's address-space cap, and room for the zygote (numpy
+# imported, about 40 MiB) and the sandbox's small /tmp and /dev/shm.
+OVERHEAD_MB = 256
 REMOVE_TRIES = 50
+# The file that sets each controller's limit, in cgroup v1 and v2.
+LIMIT_FILES = {"pids": ("pids.max", "pids.max"), "memory": ("memory.limit_in_bytes", "memory.max")}
 _numbers = itertools.count()
 
 
-class ProcessBound:
-    """One cgroup with ``pids.max``, for one sandbox; its processes join it before exec."""
+def sandbox_memory_mb(memory_mb: int) -> int:
+    """The memory a sandbox whose worker may map ``memory_mb`` MiB gets, all its processes together."""
+    return memory_mb + OVERHEAD_MB
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+
+class SandboxBound:
+    """The groups one sandbox runs in (one per controller this process can use); its
+    processes join them before the submission runs."""
+
+    def __init__(self, groups: dict[str, Path]) -> None:
+        self.groups = groups
 
     @classmethod
-    def create(cls, max_processes: int = MAX_PROCESSES) -> ProcessBound | None:
-        """A new group, or None where this process cannot make one."""
-        root = pids_root()
-        if root is None:
-            return None
-        _remove_stale(root)
-        folder = root / f"{PREFIX}{os.getpid()}-{next(_numbers)}"
-        try:
-            folder.mkdir()
-            (folder / "pids.max").write_text(f"{max_processes}\n")
-        except OSError:
-            _remove(folder)
-            return None
-        return cls(folder)
+    def create(cls, memory_mb: int, max_processes: int = MAX_PROCESSES) -> SandboxBound | None:
+        """New groups for a sandbox whose worker may map ``memory_mb`` MiB, or None where
+        this process can make none."""
+        name = f"{PREFIX}{os.getpid()}-{next(_numbers)}"
+        groups = {}
+        for controller, root in roots().items():
+            _remove_stale(root)
+            folder = root / name
+            try:
+                folder.mkdir()
+            except OSError:
+                continue
+            groups[controller] = folder
+        bound = cls(groups) if groups else None
+        if bound is not None:
+            try:
+                bound._limit("pids", str(max_processes))
+                bound.set_memory(memory_mb)
+            except OSError:
+                bound.close()
+                return None
+        return bound
+
+    def set_memory(self, memory_mb: int) -> None:
+        """Bound the sandbox's memory for a worker that may map ``memory_mb`` MiB (swap
+        included, where cgroup v1 counts it apart)."""
+        value = str(sandbox_memory_mb(memory_mb) * 1024 * 1024)
+        self._limit("memory", value)
+        memory = self.groups.get("memory")
+        if memory is not None and (memory / "memory.memsw.limit_in_bytes").exists():
+            (memory / "memory.memsw.limit_in_bytes").write_text(f"{value}\n")
 
     def join(self) -> None:
-        """Move the calling process into the group: Popen's ``preexec_fn``, so the child
+        """Move the calling process into the groups: Popen's ``preexec_fn``, so the child
         is bounded from before it execs (which Popen runs after it drops privileges, so
         only for a child that keeps them)."""
         self.add(os.getpid())
 
     def add(self, pid: int) -> None:
-        """Move process ``pid`` into the group (its later children are in it too)."""
-        with open(self.folder / "cgroup.procs", "w") as procs:
-            procs.write(str(pid))
+        """Move process ``pid`` into the groups (its later children are in them too)."""
+        for folder in self.groups.values():
+            with open(folder / "cgroup.procs", "w") as procs:
+                procs.write(str(pid))
 
-    def current(self) -> int:
-        """How many processes and threads the group holds now."""
-        return int((self.folder / "pids.current").read_text())
+    def processes(self) -> int | None:
+        """How many processes and threads the sandbox holds now (None: not counted)."""
+        folder = self.groups.get("pids")
+        return int((folder / "pids.current").read_text()) if folder else None
+
+    def memory_kills(self) -> int:
+        """How many of the sandbox's processes the kernel has killed for its memory bound."""
+        folder = self.groups.get("memory")
+        if folder is None:
+            return 0
+        for name in ("memory.oom_control", "memory.events"):
+            try:
+                for line in (folder / name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+            except (OSError, ValueError):
+                continue
+        return 0
 
     def close(self) -> None:
-        """Kill whatever is still in the group (a daemon that left its session included),
-        then remove the group."""
-        try:
-            pids = (self.folder / "cgroup.procs").read_text().split()
-        except OSError:
-            pids = []
-        for pid in pids:
+        """Kill whatever is still in the groups (a daemon that left its session included),
+        then remove them."""
+        for folder in self.groups.values():
             try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, ValueError):
-                pass
-        _remove(self.folder)
+                pids = (folder / "cgroup.procs").read_text().split()
+            except OSError:
+                pids = []
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, ValueError):
+                    pass
+        for folder in self.groups.values():
+            _remove(folder)
+
+    def _limit(self, controller: str, value: str) -> None:
+        folder = self.groups.get(controller)
+        if folder is not None:
+            v1, v2 = LIMIT_FILES[controller]
+            (folder / (v1 if (folder / v1).exists() else v2)).write_text(f"{value}\n")
 
 
 @cache
-def pids_root() -> Path | None:
-    """The folder where this process may make ``pids`` groups, or None."""
+def roots() -> dict[str, Path]:
+    """For each of ``pids`` and ``memory``, the folder where this process may make groups."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
-        return None
+        return {}
+    found: dict[str, Path] = {}
     for line in lines:
         _, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            candidate = CGROUPS / "pids" / path.lstrip("/")
-        elif controllers == "" and "pids" in _delegated(CGROUPS / path.lstrip("/")):
-            candidate = CGROUPS / path.lstrip("/")
-        else:
-            continue
-        if (candidate / "cgroup.procs").exists() and os.access(candidate, os.W_OK):
-            return candidate
-    return None
+        for controller in LIMIT_FILES:
+            if controller in controllers.split(","):
+                candidate = CGROUPS / controller / path.lstrip("/")
+            elif controllers == "" and controller in _delegated(CGROUPS / path.lstrip("/")):
+                candidate = CGROUPS / path.lstrip("/")
+            else:
+                continue
+            if (candidate / "cgroup.procs").exists() and os.access(candidate, os.W_OK):
+                found.setdefault(controller, candidate)
+    return found
 
 
-def enforced() -> int | None:
-    """The process bound each sandbox gets on this machine, or None where there is none."""
-    return MAX_PROCESSES if pids_root() is not None else None
+def enforced(memory_mb: int) -> dict[str, int | None]:
+    """The bounds each sandbox gets on this machine (None for one it cannot get), as a
+    report says them: ``{"processes": 32, "memory_mb": 1280}``."""
+    available = roots()
+    return {
+        "processes": MAX_PROCESSES if "pids" in available else None,
+        "memory_mb": sandbox_memory_mb(memory_mb) if "memory" in available else None,
+    }
 
 
 def _delegated(folder: Path) -> set[str]:

@@ -242,11 +242,12 @@ def grade(
     that was stopped resumes where it left off.
     """
     chosen = _rubric(rubric)
-    if enforced() is None:
+    missing = [name for name, bound in enforced(limits["memory_mb"]).items() if bound is None]
+    if missing:
         _warn(
-            "no kernel bound on a sandbox's processes here (the grader can make no cgroup): a fork bomb is "
-            "stopped only by its time budget and the host's limits; run as root, or with the pids controller "
-            "delegated, for one"
+            f"no kernel bound on a sandbox's {' or '.join(m.removesuffix('_mb') for m in missing)} here (the grader "
+            "can make no cgroup for it): a submission's children are held only by per-process limits, time "
+            "budgets and the host's limits; run as root, or with the controller delegated, for one"
         )
     progress = BatchProgress()
     try:

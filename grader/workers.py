@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from grader import wire
-from grader.bounds import ProcessBound
+from grader.bounds import SandboxBound, sandbox_memory_mb
 from grader.sandbox import (
     SANDBOX_FOLDER,
     Limits,
@@ -91,7 +91,8 @@ class WorkerProcess:
         self.folder = _folder(submission)
         scripts = self.folder / ".grader"
         command = [sys.executable, "-s", str(scripts / "worker.py"), str(self.folder / "attention.py")]
-        self.bound = ProcessBound.create()
+        self.memory_mb = limits.memory_mb
+        self.bound = SandboxBound.create(limits.memory_mb)
         self.process = subprocess.Popen(
             [*command, json.dumps(limits.rlimits())],
             stdin=subprocess.PIPE,
@@ -112,9 +113,10 @@ class WorkerProcess:
 
     def exit_description(self) -> str:
         try:
-            return describe_exit(self.process.wait(timeout=EXIT_WAIT_S))
+            code = self.process.wait(timeout=EXIT_WAIT_S)
         except subprocess.TimeoutExpired:
-            return describe_exit(None)
+            code = None
+        return _memory_kill(self.bound, 0, self.memory_mb) or describe_exit(code)
 
     def kill(self) -> None:
         """Kill the worker's whole session (and its process group's every process) and
@@ -123,6 +125,16 @@ class WorkerProcess:
         if self.bound is not None:
             self.bound.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _memory_kill(bound: SandboxBound | None, before: int, memory_mb: int) -> str | None:
+    """Why a worker died, when the kernel killed a process of its sandbox for memory since ``before``."""
+    if bound is None or bound.memory_kills() <= before:
+        return None
+    return (
+        f"it was killed for holding more than the sandbox's {sandbox_memory_mb(memory_mb)} MiB of memory "
+        "(all its processes together)"
+    )
 
 
 class ZygoteFailed(OSError):
@@ -142,7 +154,8 @@ class Zygote:
         self.generation = 0
         self._control: socket.socket | None = None
         self._process: subprocess.Popen | None = None
-        self.bound = ProcessBound.create()  # every sandbox this zygote starts runs in it
+        # Every sandbox this zygote starts runs in these groups; each spawn sets its memory.
+        self.bound = SandboxBound.create(Limits().memory_mb)
         atexit.register(self.close)
 
     def start(self) -> None:
@@ -189,6 +202,9 @@ class Zygote:
     def spawn(self, submission: bytes, limits: Limits) -> ForkedWorker:
         """A new worker for ``submission``, forked after everything the previous one left is
         gone. A zygote that fails is replaced once before the failure is raised."""
+        if self.bound is not None:
+            self.bound.set_memory(limits.memory_mb)
+        kills = self.bound.memory_kills() if self.bound is not None else 0
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
         try:
@@ -197,7 +213,7 @@ class Zygote:
             finally:
                 os.close(requests_read)
                 os.close(replies_write)
-            worker = ForkedWorker(self, int(reply["pid"]), requests_write, replies_read)
+            worker = ForkedWorker(self, int(reply["pid"]), requests_write, replies_read, kills, limits.memory_mb)
         except BaseException:
             os.close(requests_write)
             os.close(replies_read)
@@ -236,8 +252,12 @@ class Zygote:
 class ForkedWorker:
     """A worker the zygote forked: its pipes, and its pid inside the sandbox."""
 
-    def __init__(self, zygote: Zygote, pid: int, requests: int, replies: int) -> None:
+    def __init__(
+        self, zygote: Zygote, pid: int, requests: int, replies: int, memory_kills: int, memory_mb: int
+    ) -> None:
         self._zygote = zygote
+        self._memory_kills = memory_kills  # the sandbox's count when this worker started
+        self._memory_mb = memory_mb
         self._generation = zygote.generation
         self.pid = pid
         self.requests = requests
@@ -256,7 +276,8 @@ class ForkedWorker:
     def exit_description(self) -> str:
         reply = self._zygote_request({"op": "status", "pid": self.pid, "wait_s": EXIT_WAIT_S}) or {}
         code = reply.get("code")
-        return describe_exit(code if type(code) is int else None)
+        killed = _memory_kill(self._zygote.bound, self._memory_kills, self._memory_mb)
+        return killed or describe_exit(code if type(code) is int else None)
 
     def kill(self) -> None:
         """Close the pipes and have the zygote kill the worker and whatever it started."""

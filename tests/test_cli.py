@@ -273,7 +273,7 @@ def test_grade_says_once_when_no_kernel_bound_holds_a_sandbox(tmp_path, small_ru
     submissions.mkdir()
     for name in ("ada", "bob"):
         shutil.copyfile(REFERENCE, submissions / f"{name}.py")
-    monkeypatch.setattr("grader.cli.enforced", lambda: None)
+    monkeypatch.setattr("grader.cli.enforced", lambda memory_mb: {"processes": None, "memory_mb": 1280})
     result = run("grade", submissions, "--out", tmp_path / "out", "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0, result.output
     assert result.stderr.count("no kernel bound on a sandbox's processes") == 1
