@@ -4,11 +4,13 @@ that left its session does not outlive its worker."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,25 @@ def threads_on_the_machine() -> int:
     return int(Path("/proc/loadavg").read_text().split()[3].split("/")[1])
 
 
+@contextlib.contextmanager
+def sampled(measure: Callable[[], int]) -> Iterator[list[int]]:
+    """``measure()`` every 20 ms while the block runs, into the list it yields."""
+    samples, done = [measure()], threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            samples.append(measure())
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        yield samples
+    finally:
+        done.set()
+        watcher.join()
+
+
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_bombs_stop_at_the_bound_and_spare_the_submission_beside_them(tmp_path, rubric, isolation):
     folder = tmp_path / "in"
@@ -39,20 +60,8 @@ def test_bombs_stop_at_the_bound_and_spare_the_submission_beside_them(tmp_path, 
         shutil.copyfile(path, folder / path.name)
     shutil.copyfile(REFERENCE, folder / "reference.py")
     before = threads_on_the_machine()
-    peak, done = [before], threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            peak.append(threads_on_the_machine())
-            time.sleep(0.02)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
+    with sampled(threads_on_the_machine) as peak:
         reports = grade_folder(folder, tmp_path / "out", rubric, Limits(isolation=isolation), jobs=1)
-    finally:
-        done.set()
-        watcher.join()
     scores = {report.student: report.score for report in reports}
     assert {report.bounds["processes"] for report in reports} == {bounds.MAX_PROCESSES}
     # Each bomb answers wrongly only if all of its 200 children or threads could start.
@@ -136,21 +145,10 @@ def test_children_that_each_hold_most_of_the_cap_are_held_to_the_sandboxs_memory
     source = REFERENCE.read_text().replace("def softmax(x, axis=-1):\n", holding)
     (folder / "holds_memory.py").write_text("import os\nimport time\nHELD = None\n" + source)
     shutil.copyfile(REFERENCE, folder / "reference.py")
-    before, lowest, done = available_memory_mb(), [available_memory_mb()], threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            lowest.append(available_memory_mb())
-            time.sleep(0.02)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
-        limits = Limits(isolation=isolation, memory_mb=512)
+    before = available_memory_mb()
+    limits = Limits(isolation=isolation, memory_mb=512)
+    with sampled(available_memory_mb) as lowest:
         reports = {r.student: r for r in grade_folder(folder, tmp_path / "out", rubric, limits, jobs=1)}
-    finally:
-        done.set()
-        watcher.join()
     assert reports["reference"].score == 105.0
     assert reports["holds_memory"].status == "graded"
     assert reports["holds_memory"].bounds == {"processes": bounds.MAX_PROCESSES, "memory_mb": 512 + bounds.OVERHEAD_MB}
