@@ -1,16 +1,22 @@
 """Kernel-enforced bounds on a whole sandbox: how many processes and threads it may hold,
 and how much memory all of them together.
 
-RLIMIT_NPROC does not bound a sandbox the grader starts as root (the kernel exempts
-root, and bubblewrap maps the worker's uid 65534 onto real root), and RLIMIT_AS bounds
-each process, not their sum: an unbounded fork bomb would fill the host's process table,
-and a few dozen children each near the cap would exhaust its memory. So where the grader
-can make cgroups (cgroup v1's ``pids`` and ``memory`` hierarchies, or v2 where those
-controllers are delegated to the grader's own group), each sandbox runs in groups with
-``pids.max`` and a memory limit: a fork or a thread past the first fails with EAGAIN
-inside the sandbox, and past the second the kernel's OOM killer picks its victim inside
-the sandbox; no other process on the machine notices. Where a group cannot be made,
-:func:`enforced` says which bound is missing, for the report and the command.
+RLIMIT_AS bounds each process, not their sum, so a few dozen children each near the cap
+would exhaust the host's memory; and an unbounded fork bomb would fill its process table.
+Two mechanisms bound a sandbox as a whole, each where the machine allows it:
+
+- cgroups, where the grader can make them (root on cgroup v1's ``pids`` and ``memory``
+  hierarchies, or v2 where those controllers are delegated to the grader's own group):
+  each sandbox runs in groups with ``pids.max`` and a memory limit;
+- RLIMIT_NPROC, which every bubblewrap worker sets on itself (grader.sandbox): the kernel
+  counts it per user namespace, so it holds the sandbox's own processes alone, but only
+  where the sandbox is not root outside (root is exempt): a grader run by an ordinary
+  user, or by root where it starts bubblewrap as uid 65534.
+
+A fork or a thread past the bound fails with EAGAIN inside the sandbox, and past the
+memory bound the kernel's OOM killer picks its victim inside the sandbox; no other
+process on the machine notices. :func:`enforced` says which bounds hold and by what,
+for the report and the command.
 """
 
 from __future__ import annotations
@@ -21,12 +27,12 @@ import signal
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+from grader.sandbox import Limits, sandbox_uid
 
 CGROUPS = Path("/sys/fs/cgroup")
 PREFIX = "attention-grader-"
-# A worker needs one process and one thread; bubblewrap, the zygote and a worker being
-# replaced add a few. A head never needs to fork.
-MAX_PROCESSES = 32
 # A sandbox's memory: its worker's address-space cap, and room for the zygote (numpy
 # imported, about 40 MiB) and the sandbox's small /tmp and /dev/shm.
 OVERHEAD_MB = 256
@@ -49,9 +55,9 @@ class SandboxBound:
         self.groups = groups
 
     @classmethod
-    def create(cls, memory_mb: int, max_processes: int = MAX_PROCESSES) -> SandboxBound | None:
-        """New groups for a sandbox whose worker may map ``memory_mb`` MiB, or None where
-        this process can make none."""
+    def create(cls, limits: Limits) -> SandboxBound | None:
+        """New groups for a sandbox bounded as ``limits`` say, or None where this process
+        can make none."""
         name = f"{PREFIX}{os.getpid()}-{next(_numbers)}"
         groups = {}
         for controller, root in roots().items():
@@ -65,26 +71,26 @@ class SandboxBound:
         bound = cls(groups) if groups else None
         if bound is not None:
             try:
-                bound._limit("pids", str(max_processes))
-                bound.set_memory(memory_mb)
+                bound.set_limits(limits)
             except OSError:
                 bound.close()
                 return None
         return bound
 
-    def set_memory(self, memory_mb: int) -> None:
-        """Bound the sandbox's memory for a worker that may map ``memory_mb`` MiB (swap
-        included, where cgroup v1 counts it apart)."""
-        value = str(sandbox_memory_mb(memory_mb) * 1024 * 1024)
+    def set_limits(self, limits: Limits) -> None:
+        """Bound the sandbox's processes, and its memory for a worker that may map
+        ``limits.memory_mb`` MiB (swap included, where cgroup v1 counts it apart)."""
+        self._limit("pids", str(limits.max_processes))
+        value = str(sandbox_memory_mb(limits.memory_mb) * 1024 * 1024)
         self._limit("memory", value)
         memory = self.groups.get("memory")
         if memory is not None and (memory / "memory.memsw.limit_in_bytes").exists():
             (memory / "memory.memsw.limit_in_bytes").write_text(f"{value}\n")
 
     def join(self) -> None:
-        """Move the calling process into the groups: Popen's ``preexec_fn``, so the child
-        is bounded from before it execs (which Popen runs after it drops privileges, so
-        only for a child that keeps them)."""
+        """Move the calling process into the groups: from Popen's ``preexec_fn``, so the
+        child is bounded from before it execs (and before it drops root, which it needs
+        to write ``cgroup.procs``)."""
         self.add(os.getpid())
 
     def add(self, pid: int) -> None:
@@ -158,14 +164,49 @@ def roots() -> dict[str, Path]:
     return found
 
 
-def enforced(memory_mb: int) -> dict[str, int | None]:
-    """The bounds each sandbox gets on this machine (None for one it cannot get), as a
-    report says them: ``{"processes": 32, "memory_mb": 1280}``."""
+def enforced(limits: Limits) -> dict[str, Any]:
+    """The bounds each sandbox gets on this machine, as a report says them::
+
+        {"processes": 32, "processes_by": ["cgroup v1", "RLIMIT_NPROC"],
+         "memory_mb": 1280, "memory_by": ["cgroup v1"], "uid": 65534}
+
+    ``processes`` and ``memory_mb`` are None where nothing holds them; ``uid`` is the real
+    uid of the sandbox's processes outside every user namespace (0: root)."""
     available = roots()
+    uid = sandbox_uid(limits.isolation)
+    processes_by = [_version(available["pids"])] if "pids" in available else []
+    if limits.isolation == "bubblewrap" and uid != 0:
+        processes_by.append("RLIMIT_NPROC")
+    memory_by = [_version(available["memory"])] if "memory" in available else []
     return {
-        "processes": MAX_PROCESSES if "pids" in available else None,
-        "memory_mb": sandbox_memory_mb(memory_mb) if "memory" in available else None,
+        "processes": limits.max_processes if processes_by else None,
+        "processes_by": processes_by,
+        "memory_mb": sandbox_memory_mb(limits.memory_mb) if memory_by else None,
+        "memory_by": memory_by,
+        "uid": uid,
     }
+
+
+def shortfalls(bounds: dict[str, Any]) -> str | None:
+    """What :func:`enforced` found missing, in one sentence for the command (None: nothing)."""
+    missing = [name for name, key in (("processes", "processes"), ("memory", "memory_mb")) if bounds[key] is None]
+    parts = []
+    if missing:
+        parts.append(
+            f"no kernel bound on a sandbox's {' or '.join(missing)} here (the grader can make no cgroup for "
+            f"{'them' if len(missing) > 1 else 'it'}): a submission's children are held only by per-process "
+            "limits, time budgets and the host's limits; run as root, or with the controller delegated, for one"
+        )
+    if bounds["uid"] == 0:
+        parts.append(
+            "the sandbox is root outside its user namespace, because uid 65534 cannot run this Python "
+            "(as when it lives under /root); grade with a Python every user can read to start it as 65534"
+        )
+    return "; and ".join(parts) or None
+
+
+def _version(root: Path) -> str:
+    return "cgroup v2" if (root / "cgroup.controllers").exists() else "cgroup v1"
 
 
 def _delegated(folder: Path) -> set[str]:

@@ -17,7 +17,7 @@ import click
 
 from grader import __version__
 from grader.batch import grade_folder, read_in_full
-from grader.bounds import enforced
+from grader.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
 from grader.errors import GraderError, UsageError
 from grader.formats import REPORT_FORMATS
@@ -97,7 +97,15 @@ def shared_options(command: Callable) -> Callable:
             type=click.IntRange(min=256),
             default=defaults.memory_mb,
             show_default=True,
-            help="Memory cap of the process running the submission, in MiB.",
+            help="Memory cap of the process running the submission, in MiB (its sandbox as a whole "
+            "gets 256 more, where a cgroup can hold it).",
+        ),
+        click.option(
+            "--max-processes",
+            type=click.IntRange(min=4),
+            default=defaults.max_processes,
+            show_default=True,
+            help="Processes and threads one sandbox may hold at once (a head never needs more than one).",
         ),
     ]
     for option in reversed(options):
@@ -118,6 +126,7 @@ def _limits(
     check_budget: float,
     submission_budget: float,
     memory_mb: int,
+    max_processes: int,
     sandbox: str,
     *,
     self_check: bool = False,
@@ -127,6 +136,7 @@ def _limits(
         check_budget=check_budget,
         submission_budget=submission_budget,
         memory_mb=memory_mb,
+        max_processes=max_processes,
         isolation=resolve_isolation(sandbox, self_check=self_check, warn=_warn),
     )
 
@@ -242,16 +252,13 @@ def grade(
     that was stopped resumes where it left off.
     """
     chosen = _rubric(rubric)
-    missing = [name for name, bound in enforced(limits["memory_mb"]).items() if bound is None]
-    if missing:
-        _warn(
-            f"no kernel bound on a sandbox's {' or '.join(m.removesuffix('_mb') for m in missing)} here (the grader "
-            "can make no cgroup for it): a submission's children are held only by per-process limits, time "
-            "budgets and the host's limits; run as root, or with the controller delegated, for one"
-        )
+    chosen_limits = _limits(**limits)
+    shortfall = shortfalls(enforced(chosen_limits))
+    if shortfall is not None:
+        _warn(shortfall)
     progress = BatchProgress()
     try:
-        reports = grade_folder(folder, out, chosen, _limits(**limits), jobs=jobs, regrade=regrade, on_report=progress)
+        reports = grade_folder(folder, out, chosen, chosen_limits, jobs=jobs, regrade=regrade, on_report=progress)
     finally:
         progress.finish()
     if html:

@@ -34,7 +34,7 @@ def _prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None) ->
         "submission": str(path),
         "submission_sha256": hashlib.sha256(content).hexdigest(),
         "sandbox": limits.isolation,
-        "bounds": bounds.enforced(limits.memory_mb),
+        "bounds": bounds.enforced(limits),
     }
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:

@@ -86,6 +86,7 @@ def pytest_configure(config: pytest.Config) -> None:
             call_timeout=config.getoption("attention_call_timeout"),
             check_budget=config.getoption("attention_check_budget"),
             memory_mb=config.getoption("attention_memory_mb"),
+            max_processes=config.getoption("attention_max_processes"),
             isolation=isolation,
         )
         if config.args_source != pytest.Config.ArgsSource.ARGS:

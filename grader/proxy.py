@@ -262,7 +262,7 @@ class Submission(StudentFunctions):
                 same = worker.reader.holds(offset, reply, time.monotonic() + self._timeout())
             except wire.Deadline:
                 self.example_calls = [_as_call(request) for request in calls[: index + 1]]
-                self._timed_out(call[0])
+                self._no_reply(call[0], worker)
             except (wire.WireError, OSError):
                 return False  # making the calls meets the same failure and reports it
             if not same:
@@ -381,7 +381,7 @@ class Submission(StudentFunctions):
         try:
             wire.write_all(worker.requests, wire.encode(request, arrays), time.monotonic() + self._timeout())
         except wire.Deadline:
-            self._timed_out(function)  # it stopped reading its requests
+            self._no_reply(function, worker)  # it stopped reading its requests
         except OSError:
             pass  # the worker is gone: reading its reply says how
         return self._receive(function, worker)
@@ -389,6 +389,13 @@ class Submission(StudentFunctions):
     def _timeout(self) -> float:
         budget_left = self.limits.check_budget - (time.monotonic() - self._check_started)
         return min(self.limits.call_timeout, max(budget_left, 0.0))
+
+    def _no_reply(self, function: str, worker: Worker) -> NoReturn:
+        """The call's deadline passed without a reply: a timeout, unless the worker has
+        ended (a child it started still holds its reply pipe open), which is a crash."""
+        if worker.ended():
+            self._crashed(function, worker.exit_description())
+        self._timed_out(function)
 
     def _timed_out(self, function: str) -> NoReturn:
         self._discard_worker()
@@ -405,15 +412,17 @@ class Submission(StudentFunctions):
             header, replies = worker.reader.read_frame(time.monotonic() + self._timeout())
             reply = self._interpret(function, header, replies)
         except wire.Deadline:
-            self._timed_out(function)
+            self._no_reply(function, worker)
         except (wire.WireError, OSError) as error:
-            reason = worker.exit_description() if isinstance(error, (wire.PipeClosed, OSError)) else str(error)
-            self._discard_worker()
-            self._check_failure = WorkerCrashed(
-                f"the process running {function}() failed: {reason}", calls=list(self.example_calls)
+            self._crashed(
+                function, worker.exit_description() if isinstance(error, (wire.PipeClosed, OSError)) else str(error)
             )
-            raise self._check_failure from None
         return reply
+
+    def _crashed(self, function: str, reason: str) -> NoReturn:
+        self._discard_worker()
+        self._check_failure = WorkerCrashed(f"the process running {function}() failed: {reason}", calls=list(self.example_calls))
+        raise self._check_failure from None
 
     def _interpret(self, function: str, header: dict[str, Any], arrays: list[np.ndarray]) -> Reply:
         status = header.get("status")

@@ -53,7 +53,8 @@ class Report:
     pictures: dict[str, Any] = field(default_factory=dict)
     # How a notebook was read: its cells, what was left out and why (None: a Python file).
     source: dict[str, Any] | None = None
-    # The kernel's bounds on the whole sandbox: {"processes": pids.max, or None where none}.
+    # The kernel's bounds on the whole sandbox, what enforced each, and the sandbox's real
+    # uid outside its namespaces (grader.bounds.enforced).
     bounds: dict[str, Any] | None = None
     schema_version: int = SCHEMA_VERSION
 

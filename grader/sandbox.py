@@ -11,7 +11,10 @@ Two isolations:
   namespace unshared (no network, their own PIDs), no capabilities, uid/gid 65534, a
   read-only view of only the system libraries, the Python standard library and numpy,
   their folder mounted read-only and a private ``/tmp``. The grader, the reference head
-  and other submissions are not in their view. Each process keeps one such sandbox
+  and other submissions are not in their view. A grader run by root starts ``bwrap``
+  itself as uid/gid 65534 wherever that user can read this Python and numpy, so the
+  sandbox is not root outside its user namespace either, and RLIMIT_NPROC (counted per
+  user namespace, and never enforced on root) bounds its processes. Each process keeps one such sandbox
   running :mod:`grader.zygote`, which has imported numpy and forks a worker per
   submission from it, after killing whatever the previous one left running (see
   there for what keeps submissions apart).
@@ -42,7 +45,8 @@ from grader.errors import UsageError
 MIB = 1024 * 1024
 ISOLATIONS = ("bubblewrap", "process")
 NOBODY = "65534"
-UNPRIVILEGED: dict[str, Any] = {"user": int(NOBODY), "group": int(NOBODY), "extra_groups": []}
+NOBODY_ID = int(NOBODY)
+UNPRIVILEGED: dict[str, Any] = {"user": NOBODY_ID, "group": NOBODY_ID, "extra_groups": []}
 # Paths inside the bubblewrap sandbox.
 SANDBOX_FOLDER = "/submission"
 SANDBOX_SITE = "/opt/grader-site"
@@ -59,7 +63,10 @@ class Limits:
         counterexample against a slow head stays bounded.
     submission_budget: seconds the whole check run of one submission may take; a
         backstop, since the budgets above already bound every check.
-    memory_mb: address-space cap of the worker (RLIMIT_AS).
+    memory_mb: address-space cap of the worker (RLIMIT_AS); the sandbox as a whole gets
+        this plus room for the zygote where a memory cgroup can hold it (grader.bounds).
+    max_processes: processes and threads the sandbox may hold at once (a cgroup's
+        ``pids.max``, and RLIMIT_NPROC where the sandbox is an unprivileged user's).
     cpu_seconds: CPU-time cap of one worker (RLIMIT_CPU); wall-clock deadlines above
         catch a worker that sleeps instead.
     isolation: ``bubblewrap`` or ``process`` (see the module docstring).
@@ -70,18 +77,26 @@ class Limits:
     check_budget: float = 60.0
     submission_budget: float = 900.0
     memory_mb: int = 1024
+    max_processes: int = 32
     cpu_seconds: int = 300
     file_size_mb: int = 16
     open_files: int = 64
     isolation: str = "process"
 
     def rlimits(self) -> dict[str, int]:
-        return {
+        """The rlimits a worker sets on itself before the submission runs."""
+        limits = {
             "RLIMIT_AS": self.memory_mb * MIB,
             "RLIMIT_CPU": self.cpu_seconds,
             "RLIMIT_FSIZE": self.file_size_mb * MIB,
             "RLIMIT_NOFILE": self.open_files,
         }
+        if self.isolation == "bubblewrap":
+            # Counted in the sandbox's own user namespace, so it bounds the sandbox alone
+            # (the kernel ignores it where the sandbox is root outside). A plain worker's
+            # count would take in every process of its user, the grader's included.
+            limits["RLIMIT_NPROC"] = self.max_processes
+        return limits
 
 
 def worker_environment(home: str) -> dict[str, str]:
@@ -153,13 +168,20 @@ def _bubblewrap_options() -> str:
 @cache
 def bubblewrap_works() -> bool:
     """Whether a worker can start under bubblewrap on this machine (tried once)."""
+    return (os.geteuid() == 0 and _bubblewrap_starts(as_nobody=True)) or _bubblewrap_starts(as_nobody=False)
+
+
+@cache
+def _bubblewrap_starts(*, as_nobody: bool) -> bool:
     if shutil.which("bwrap") is None:
         return False
     folder = Path(tempfile.mkdtemp(prefix="grader-probe-"))
+    folder.chmod(0o755)
     try:
         probe = bubblewrap_command(folder, {}, ["-c", "import numpy"])
-        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
+        run = subprocess.run(probe, capture_output=True, timeout=30, preexec_fn=drop_to_nobody if as_nobody else None)
+        return run.returncode == 0
+    except (OSError, subprocess.SubprocessError):
         return False
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -183,9 +205,26 @@ def unprivileged_python_works() -> bool:
     return probe.returncode == 0
 
 
-def process_credentials() -> dict[str, Any]:
-    """Popen arguments that drop a root grader's plain worker to uid/gid 65534 when it can run there."""
-    return UNPRIVILEGED if os.geteuid() == 0 and unprivileged_python_works() else {}
+def starts_as_nobody(isolation: str) -> bool:
+    """Whether this process starts a sandbox of ``isolation`` as uid/gid 65534: only root
+    does, wherever that user can run this Python (and, for bubblewrap, start ``bwrap``)."""
+    if os.geteuid() != 0:
+        return False
+    return _bubblewrap_starts(as_nobody=True) if isolation == "bubblewrap" else unprivileged_python_works()
+
+
+def sandbox_uid(isolation: str) -> int:
+    """The real uid a sandbox's processes have outside every user namespace: 65534 where
+    the grader drops to it, else the grader's own (0: the sandbox is root outside)."""
+    return NOBODY_ID if starts_as_nobody(isolation) else os.geteuid()
+
+
+def drop_to_nobody() -> None:
+    """Become uid/gid 65534 with no supplementary groups: for Popen's ``preexec_fn``, after
+    whatever needs root there (joining a cgroup)."""
+    os.setgroups([])
+    os.setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID)
+    os.setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID)
 
 
 def resolve_isolation(

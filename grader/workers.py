@@ -1,8 +1,9 @@
 """Starting a worker: a plain process, or forked inside bubblewrap by this process's zygote.
 
 :func:`start_worker` is the one way in. Every worker has a request pipe and a reply pipe
-(``requests``, ``replies``, read through ``reader``), says how it ended
-(``exit_description``) and can be killed (``kill``), whichever way it was started:
+(``requests``, ``replies``, read through ``reader``), says whether it has ended
+(``ended``) and how (``exit_description``), and can be killed (``kill``), whichever way it
+was started:
 
 - ``process`` isolation: :class:`WorkerProcess`, ``python worker.py`` in a fresh folder
   holding a copy of the submission, in its own session, dropped to uid 65534 where that
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,9 @@ from grader.sandbox import (
     SANDBOX_FOLDER,
     Limits,
     bubblewrap_command,
+    drop_to_nobody,
     kill_session,
-    process_credentials,
+    starts_as_nobody,
     worker_environment,
 )
 
@@ -92,7 +95,7 @@ class WorkerProcess:
         scripts = self.folder / ".grader"
         command = [sys.executable, "-s", str(scripts / "worker.py"), str(self.folder / "attention.py")]
         self.memory_mb = limits.memory_mb
-        self.bound = SandboxBound.create(limits.memory_mb)
+        self.bound = SandboxBound.create(limits)
         self.process = subprocess.Popen(
             [*command, json.dumps(limits.rlimits())],
             stdin=subprocess.PIPE,
@@ -101,15 +104,15 @@ class WorkerProcess:
             cwd=self.folder,
             env=worker_environment(str(self.folder)),
             start_new_session=True,
-            **process_credentials(),
+            preexec_fn=_entering(self.bound, limits.isolation),
         )
-        if self.bound is not None:
-            # From here, not before exec (Popen drops privileges first): the worker is
-            # still starting Python when it joins, long before the submission runs.
-            self.bound.add(self.process.pid)
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
         self.reader = wire.FrameReader(self.replies)
+
+    def ended(self) -> bool:
+        """Whether the worker process has ended (its children may still hold its pipes)."""
+        return self.process.poll() is not None
 
     def exit_description(self) -> str:
         try:
@@ -125,6 +128,21 @@ class WorkerProcess:
         if self.bound is not None:
             self.bound.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _entering(bound: SandboxBound | None, isolation: str) -> Callable[[], None]:
+    """Popen's ``preexec_fn`` for a sandbox's first process: join its groups while still
+    root (only root may), then drop to uid/gid 65534 where this grader does (Popen's own
+    ``user=`` would drop first), so the sandbox is bounded from before it execs."""
+    drop = starts_as_nobody(isolation)
+
+    def enter() -> None:
+        if bound is not None:
+            bound.join()
+        if drop:
+            drop_to_nobody()
+
+    return enter
 
 
 def _memory_kill(bound: SandboxBound | None, before: int, memory_mb: int) -> str | None:
@@ -154,8 +172,8 @@ class Zygote:
         self.generation = 0
         self._control: socket.socket | None = None
         self._process: subprocess.Popen | None = None
-        # Every sandbox this zygote starts runs in these groups; each spawn sets its memory.
-        self.bound = SandboxBound.create(Limits().memory_mb)
+        # Every sandbox this zygote starts runs in these groups; each spawn sets their limits.
+        self.bound = SandboxBound.create(Limits(isolation="bubblewrap"))
         atexit.register(self.close)
 
     def start(self) -> None:
@@ -175,7 +193,7 @@ class Zygote:
                     cwd=self.folder,
                     env=environment,
                     start_new_session=True,
-                    preexec_fn=self.bound.join if self.bound is not None else None,
+                    preexec_fn=_entering(self.bound, "bubblewrap"),
                 )
         except (OSError, subprocess.SubprocessError) as error:
             control.close()
@@ -203,7 +221,7 @@ class Zygote:
         """A new worker for ``submission``, forked after everything the previous one left is
         gone. A zygote that fails is replaced once before the failure is raised."""
         if self.bound is not None:
-            self.bound.set_memory(limits.memory_mb)
+            self.bound.set_limits(limits)
         kills = self.bound.memory_kills() if self.bound is not None else 0
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
@@ -272,6 +290,11 @@ class ForkedWorker:
             return self._zygote.request(fields)
         except ZygoteFailed:
             return None
+
+    def ended(self) -> bool:
+        """Whether the worker process has ended (its children may still hold its pipes)."""
+        reply = self._zygote_request({"op": "status", "pid": self.pid, "wait_s": 0})
+        return reply is None or reply.get("code") is not None
 
     def exit_description(self) -> str:
         reply = self._zygote_request({"op": "status", "pid": self.pid, "wait_s": EXIT_WAIT_S}) or {}

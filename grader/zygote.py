@@ -166,9 +166,10 @@ def _become_worker(limits: dict, requests: int, replies: int) -> None:
 
 def _status(pid: int, wait_s: float) -> int | None:
     deadline = time.monotonic() + wait_s
+    _reap()
     while pid not in _exits and time.monotonic() < deadline:
-        _reap()
         time.sleep(0.002)
+        _reap()
     return _exits.get(pid)
 
 

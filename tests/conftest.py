@@ -12,6 +12,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -22,7 +27,7 @@ from grader.batch import grade_folder, read_in_full
 from grader.report import Report
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
-from grader.sandbox import Limits, bubblewrap_works
+from grader.sandbox import UNPRIVILEGED, Limits, bubblewrap_works
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -30,6 +35,12 @@ HEADS = TESTS / "heads"
 REFERENCE = ROOT / "reference" / "attention.py"
 TEMPLATE = ROOT / "student_template" / "attention.py"
 NO_BUBBLEWRAP = "bubblewrap cannot start a worker here (install it: apt-get install bubblewrap)"
+# The system's Python, which every user can read (this machine's own interpreter may live
+# in root's home, out of uid 65534's reach, as with pyenv under /root).
+SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+NEEDS_ROOT_AND_SYSTEM_PYTHON = pytest.mark.skipif(
+    os.geteuid() != 0 or not SYSTEM_PYTHON.exists(), reason="needs root and a system Python"
+)
 HEADER = re.compile(rb"^# (must-fail|must-pass|report-status|diagnosis):(.*)$", re.MULTILINE)
 
 
@@ -117,3 +128,37 @@ def graded_heads(tmp_path_factory: pytest.TempPathFactory, rubric: Rubric, isola
     out = tmp_path_factory.mktemp("reports")
     reports = grade_folder(folder, out, rubric, limits, jobs=os.cpu_count() or 1)
     return {report.student: report for report in read_in_full(out, reports)}
+
+
+@pytest.fixture(scope="session")
+def python_nobody_can_run() -> Iterator[Path]:
+    """A Python that uid 65534 can run with numpy, which runs the grader too (for root):
+    a virtual environment of the system's Python with this one's packages and the project
+    on its path, and numpy copied where 65534 can read it if this one's is out of reach."""
+    reachable = Path(tempfile.mkdtemp(prefix="grader-test-python-"))
+    reachable.chmod(0o755)  # mkdtemp makes it root's alone
+    environment = reachable / "venv"
+    subprocess.run([str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(environment)], check=True)
+    (site_packages,) = environment.glob("lib/python*/site-packages")
+    path_file = site_packages / "grader_tests.pth"
+    path_file.write_text("\n".join([*site.getsitepackages(), str(ROOT)]) + "\n")
+    python = environment / "bin" / "python"
+    if not _nobody_imports_numpy(python):
+        import numpy
+
+        copied = reachable / "numpy-site"
+        original = Path(numpy.__file__).parent
+        for folder in (original, original.parent / "numpy.libs"):
+            if folder.is_dir():
+                shutil.copytree(folder, copied / folder.name)
+        path_file.write_text(f"{copied}\n" + path_file.read_text())
+        assert _nobody_imports_numpy(python), "uid 65534 cannot import numpy even from a copy"
+    try:
+        yield python
+    finally:
+        shutil.rmtree(reachable)
+
+
+def _nobody_imports_numpy(python: Path) -> bool:
+    run = subprocess.run([str(python), "-c", "import numpy"], cwd="/", capture_output=True, **UNPRIVILEGED)
+    return run.returncode == 0

@@ -1,6 +1,8 @@
 """Kernel bounds on a whole sandbox (grader.bounds): a fork bomb and a thread bomb are
-graded, stop at the bound, and leave the submission beside them untouched; a daemon
-that left its session does not outlive its worker."""
+graded, stop at the bound, and leave the submission beside them untouched, whether a
+cgroup or RLIMIT_NPROC holds them; memory is held for the sandbox as a whole, and a
+worker the kernel kills for it is told why; a daemon that left its session does not
+outlive its worker; a grader run by root starts bubblewrap as uid 65534 where it can."""
 
 from __future__ import annotations
 
@@ -15,17 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REFERENCE, TESTS
+from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE, TESTS
 from grader import bounds
 from grader.batch import grade_folder, read_in_full
-from grader.sandbox import Limits, bubblewrap_works
+from grader.report import Report, from_json
+from grader.sandbox import NOBODY_ID, Limits, bubblewrap_works
 
-pytestmark = pytest.mark.skipif(
-    None in bounds.enforced(1024).values(),
+NEEDS_CGROUPS = pytest.mark.skipif(
+    set(bounds.roots()) != {"pids", "memory"},
     reason="this process may make no pids or memory cgroup (root on cgroup v1, or with them delegated, can)",
 )
 BOMBS = sorted((TESTS / "bounded").glob("*.py"))
 ISOLATIONS = ["process"] + (["bubblewrap"] if bubblewrap_works() else [])
+MAX_PROCESSES = Limits().max_processes
 
 
 def threads_on_the_machine() -> int:
@@ -52,25 +56,83 @@ def sampled(measure: Callable[[], int]) -> Iterator[list[int]]:
         watcher.join()
 
 
-@pytest.mark.parametrize("isolation", ISOLATIONS)
-def test_bombs_stop_at_the_bound_and_spare_the_submission_beside_them(tmp_path, rubric, isolation):
-    folder = tmp_path / "in"
+def sandbox_uids() -> set[int]:
+    """The real uids of the processes on the host running a zygote (bwrap's included) or a
+    plain worker."""
+    uids = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            command = (status.parent / "cmdline").read_bytes()
+            if b".grader/zygote.py" in command or b".grader/worker.py" in command:
+                uid_line = next(line for line in status.read_text().splitlines() if line.startswith("Uid:"))
+                uids.add(int(uid_line.split()[1]))
+        except (OSError, StopIteration):
+            continue  # ended while it was read
+    return uids
+
+
+def bombs_beside_the_reference(folder: Path) -> Path:
     folder.mkdir()
     for path in BOMBS:
         shutil.copyfile(path, folder / path.name)
     shutil.copyfile(REFERENCE, folder / "reference.py")
-    before = threads_on_the_machine()
-    with sampled(threads_on_the_machine) as peak:
-        reports = grade_folder(folder, tmp_path / "out", rubric, Limits(isolation=isolation), jobs=1)
-    scores = {report.student: report.score for report in reports}
-    assert {report.bounds["processes"] for report in reports} == {bounds.MAX_PROCESSES}
+    return folder
+
+
+def assert_every_bomb_held(reports: list[Report], peak: list[int], before: int) -> None:
     # Each bomb answers wrongly only if all of its 200 children or threads could start.
-    assert scores == {path.stem: 105.0 for path in BOMBS} | {"reference": 105.0}
+    assert {report.student: report.score for report in reports} == {path.stem: 105.0 for path in BOMBS} | {
+        "reference": 105.0
+    }
     assert max(peak) - before < 150
 
 
+@NEEDS_CGROUPS
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_bombs_stop_at_the_bound_and_spare_the_submission_beside_them(tmp_path, rubric, isolation):
+    folder = bombs_beside_the_reference(tmp_path / "in")
+    before = threads_on_the_machine()
+    with sampled(threads_on_the_machine) as peak, sampled(sandbox_uids) as uids:
+        reports = grade_folder(folder, tmp_path / "out", rubric, Limits(isolation=isolation), jobs=1)
+    assert {report.bounds["processes"] for report in reports} == {MAX_PROCESSES}
+    assert all(report.bounds["processes_by"][0].startswith("cgroup v") for report in reports)
+    assert set().union(*uids) == {report.bounds["uid"] for report in reports}  # as the reports say
+    assert_every_bomb_held(reports, peak, before)
+
+
+@NEEDS_ROOT_AND_SYSTEM_PYTHON
+@pytest.mark.bubblewrap
+@pytest.mark.parametrize("cgroups", ["kept", "hidden"])
+def test_root_starts_bubblewrap_as_nobody_whose_own_rlimit_holds_the_bombs(tmp_path, python_nobody_can_run, cgroups):
+    # With cgroups hidden (a private mount namespace with an empty /sys/fs/cgroup), only
+    # RLIMIT_NPROC can hold the bombs: it does only because the sandbox is not root outside.
+    folder = bombs_beside_the_reference(tmp_path / "in")
+    out = tmp_path / "out"
+    command = [str(python_nobody_can_run), "-m", "grader", "grade", str(folder), "--out", str(out), "--jobs", "1"]
+    if cgroups == "hidden":
+        hide = 'mount -t tmpfs cgroups-hidden /sys/fs/cgroup && exec "$@"'
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", *command]
+    before = threads_on_the_machine()
+    with sampled(threads_on_the_machine) as peak, sampled(sandbox_uids) as uids:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    reports = [from_json(path.read_text()) for path in sorted(out.glob("*.json")) if path.stem != "summary"]
+    assert_every_bomb_held(reports, peak, before)
+    assert set().union(*uids) == {NOBODY_ID}
+    cgroup_kinds = [] if cgroups == "hidden" else [name for name in ("cgroup v1", "cgroup v2")
+                                                 if name in reports[0].bounds["processes_by"]]
+    for report in reports:
+        assert report.bounds["uid"] == NOBODY_ID
+        assert report.bounds["processes"] == MAX_PROCESSES
+        assert report.bounds["processes_by"] == [*cgroup_kinds, "RLIMIT_NPROC"]
+        assert (report.bounds["memory_mb"] is None) == (cgroups == "hidden")
+    assert ("no kernel bound on a sandbox's memory" in run.stderr) == (cgroups == "hidden")
+    assert "root outside" not in run.stderr
+
+
+@NEEDS_CGROUPS
 def test_a_group_bounds_its_processes_and_kills_what_is_left_when_closed():
-    bound = bounds.SandboxBound.create(256, max_processes=6)
+    bound = bounds.SandboxBound.create(Limits(memory_mb=256, max_processes=6))
     assert bound is not None
     script = "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 30 & done; setsid sleep 30 & wait"
     shell = subprocess.Popen(["/bin/sh", "-c", f"sleep 0.2; {script}"], stderr=subprocess.PIPE, start_new_session=True)
@@ -85,10 +147,11 @@ def test_a_group_bounds_its_processes_and_kills_what_is_left_when_closed():
     shell.stderr.close()
 
 
+@NEEDS_CGROUPS
 def test_a_group_left_by_a_killed_grader_is_removed_at_the_next_start():
     stale = bounds.roots()["pids"] / f"{bounds.PREFIX}999999999-0"
     stale.mkdir()
-    fresh = bounds.SandboxBound.create(256)
+    fresh = bounds.SandboxBound.create(Limits(memory_mb=256))
     try:
         assert not stale.exists()
     finally:
@@ -98,6 +161,7 @@ def test_a_group_left_by_a_killed_grader_is_removed_at_the_next_start():
     assert os.getpid()  # the grader's own process is never in a group
 
 
+@NEEDS_CGROUPS
 def test_a_head_that_hits_the_bound_is_told_why(tmp_path, rubric):
     # Forks in every softmax call, and never catches the refusal.
     forking = (
@@ -121,6 +185,7 @@ def available_memory_mb() -> int:
     raise AssertionError("no MemAvailable in /proc/meminfo")
 
 
+@NEEDS_CGROUPS
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_children_that_each_hold_most_of_the_cap_are_held_to_the_sandboxs_memory(tmp_path, rubric, isolation):
     # Eight children of 300 MiB each, under a 512 MiB cap per process: 2.4 GiB unbounded,
@@ -151,5 +216,39 @@ def test_children_that_each_hold_most_of_the_cap_are_held_to_the_sandboxs_memory
         reports = {r.student: r for r in grade_folder(folder, tmp_path / "out", rubric, limits, jobs=1)}
     assert reports["reference"].score == 105.0
     assert reports["holds_memory"].status == "graded"
-    assert reports["holds_memory"].bounds == {"processes": bounds.MAX_PROCESSES, "memory_mb": 512 + bounds.OVERHEAD_MB}
+    assert reports["holds_memory"].bounds["memory_mb"] == 512 + bounds.OVERHEAD_MB
     assert before - min(lowest) < 1536
+
+
+@NEEDS_CGROUPS
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_worker_the_kernel_kills_for_the_sandboxs_memory_is_told_why(tmp_path, rubric, isolation):
+    # Under a 512 MiB cap per process the sandbox may hold 768 MiB: two children hold 300
+    # each, and the worker then 200. The worker makes itself the kernel's first choice to
+    # kill (anyone may raise their own oom_score_adj), so which process dies is not left
+    # to chance.
+    holding = (
+        "def softmax(x, axis=-1):\n"
+        "    for _ in range(2):\n"
+        "        ready, told = os.pipe()\n"
+        "        if os.fork() == 0:\n"
+        "            block = b'1' * (300 * 1024 * 1024)\n"
+        "            os.write(told, b'1')\n"
+        "            time.sleep(30)\n"
+        "            os._exit(0)\n"
+        "        os.read(ready, 1)\n"
+        "    with open('/proc/self/oom_score_adj', 'w') as adjust:\n"
+        "        adjust.write('1000')\n"
+        "    block = b'1' * (200 * 1024 * 1024)\n"
+    )
+    head = tmp_path / "in" / "outgrows_the_sandbox.py"
+    head.parent.mkdir()
+    head.write_text("import os\nimport time\n" + REFERENCE.read_text().replace("def softmax(x, axis=-1):\n", holding))
+    # Its children hold the worker's reply pipe, so each check sees the crash only at the
+    # call's deadline: a short one keeps the test short.
+    limits = Limits(isolation=isolation, memory_mb=512, call_timeout=1.0)
+    graded = grade_folder(head.parent, tmp_path / "out", rubric, limits, jobs=1)
+    (report,) = read_in_full(tmp_path / "out", graded)
+    rows = next(check for check in report.checks if check.id == "softmax.rows_sum_to_one")
+    assert rows.status == "error"
+    assert "killed for holding more than the sandbox's 768 MiB of memory" in rows.feedback

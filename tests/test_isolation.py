@@ -6,20 +6,15 @@ conftest).
 
 from __future__ import annotations
 
-import os
-import shutil
-import site
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import REFERENCE, ROOT
+from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE
 from grader import sources
 from grader.proxy import Submission
 from grader.sandbox import Limits
@@ -131,26 +126,12 @@ def probe():
     assert _processes_with(marker) == []
 
 
-# A Python that uid 65534 can run: the system's, with this environment's packages on its
-# path (this machine's own interpreter may live in root's home, out of that user's reach).
-SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+@NEEDS_ROOT_AND_SYSTEM_PYTHON
+def test_a_plain_worker_started_by_root_runs_as_nobody_and_cannot_forge_results(tmp_path, python_nobody_can_run):
+    _run_as_root_in_a_plain_worker(tmp_path, python_nobody_can_run)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not SYSTEM_PYTHON.exists(), reason="needs root and a system Python")
-def test_a_plain_worker_started_by_root_runs_as_nobody_and_cannot_forge_results(tmp_path):
-    # pytest's tmp_path is root's alone (0700); the interpreter must be reachable by 65534.
-    reachable = Path(tempfile.mkdtemp(prefix="grader-test-python-"))
-    reachable.chmod(0o755)
-    try:
-        _run_as_root_in_a_plain_worker(tmp_path, reachable / "venv")
-    finally:
-        shutil.rmtree(reachable)
-
-
-def _run_as_root_in_a_plain_worker(tmp_path: Path, environment: Path) -> None:
-    subprocess.run([str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(environment)], check=True)
-    (site_packages,) = environment.glob("lib/python*/site-packages")
-    (site_packages / "grader_tests.pth").write_text("\n".join([*site.getsitepackages(), str(ROOT)]) + "\n")
+def _run_as_root_in_a_plain_worker(tmp_path: Path, python: Path) -> None:
     results = tmp_path / "results"
     results.mkdir(mode=0o755)  # as /autograder/results: root's, readable by all
     forged = results / "results.json"
@@ -172,7 +153,7 @@ def probe():
     folder = tmp_path / "submission"
     folder.mkdir()
     run = subprocess.run(
-        [str(environment / "bin" / "python"), "-c", script, str(Path(__file__).parent), str(folder), body],
+        [str(python), "-c", script, str(Path(__file__).parent), str(folder), body],
         capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stderr[-2000:]
