@@ -11,8 +11,14 @@ reference, is never diagnosed, and a function with two mistakes at once matches
 neither variant and gets no diagnosis: one is given only when the behaviour really
 matches.
 
-To add a mistake: write its variant below and add a :class:`Mistake` to ``MISTAKES``;
-then add a head with that mistake to ``tests/heads/buggy/`` with a ``# diagnosis:`` line.
+Where no variant matches a function, :mod:`grader.inference` works out from the same
+answers what the function computes step by step, and names each step that differs from
+the lesson (several at once, whatever code does them), or says what the probes showed
+(an ``observed`` entry) when no combination of known steps explains every answer.
+
+To add a mistake: write its variant below and add a :class:`Mistake` to ``MISTAKES``
+(and, if it is a step, its way of doing the step in grader.inference); then add a head
+with that mistake to ``tests/heads/buggy/`` with a ``# diagnosis:`` line.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from grader import reference
+from grader import inference, reference
 
 RAISED = "raised"  # the answer of a call that raised
 
@@ -57,6 +63,11 @@ SQUARE = (_matrix(1, 3, 3), _matrix(2, 3, 3), _matrix(3, 3, 3))
 CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
 # Row 0 fully masked (its weights are nan), the others an arbitrary pattern.
 PATTERN_3 = np.array([[False, False, False], [True, False, True], [False, True, True]])
+# Close to the worked example and still with Q = K: a head that computes anything from its
+# input answers it nearly as it answers the example; a hardcoded one does not.
+NEAR_WORKED_QK = WORKED_QK * 1.25
+# Sizes that tell the candidate divisors apart: d_k 9, d_v 3, 2 queries, 4 keys.
+DISTINCT_SIZES = (_matrix(21, 2, 9), _matrix(22, 4, 9), _matrix(23, 4, 3))
 
 PROBES: dict[str, list[Probe]] = {
     "softmax": [
@@ -74,10 +85,15 @@ PROBES: dict[str, list[Probe]] = {
         Probe("attention", (*SQUARE, CAUSAL_3)),
         Probe("attention", (*SQUARE, PATTERN_3)),
         Probe("attention", (_matrix(11, 2, 4, 30.0), _matrix(12, 3, 4, 30.0), _matrix(13, 3, 2))),
+        Probe("attention", (NEAR_WORKED_QK, NEAR_WORKED_QK, WORKED_V)),
+        Probe("attention", DISTINCT_SIZES),
+        Probe("attention", (_matrix(8, 2, 4), _matrix(9, 3, 4), _matrix(10, 3, 5))),  # the second, again
     ],
     "self_attention": [
         Probe("self_attention", (_matrix(14, 3, 2), _matrix(15, 2, 3), _matrix(16, 2, 3), _matrix(17, 2, 4))),
         Probe("self_attention", (_matrix(14, 3, 2), _matrix(15, 2, 3), _matrix(16, 2, 3), _matrix(17, 2, 4), CAUSAL_3)),
+        # d_k = d_v: every assignment of the projections to Q, K and V runs, so each shows.
+        Probe("self_attention", (_matrix(14, 3, 2), _matrix(15, 2, 3), _matrix(16, 2, 3), _matrix(24, 2, 3), CAUSAL_3)),
     ],
     "causal_mask": [Probe("causal_mask", (n,)) for n in (1, 2, 4)],
 }
@@ -192,10 +208,39 @@ def _changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answ
 
 
 def _only_the_worked_example(probes: list[Probe], answers: list[Answer], expected: list[Answer]) -> bool:
-    """Right (to the lesson's 4 decimals) on the worked example, wrong on every other probe."""
-    worked, *others = zip(answers, expected)
-    right_on_worked = _same(worked[0].value, worked[1].value, atol=1e-2)
-    return right_on_worked and all(not _same(got.value, want.value) for got, want in others)
+    """Right (to the lesson's 4 decimals) on the worked example, wrong on every other
+    probe, and proven not to follow its input: on a symmetric input close to the example
+    (which hides a mistake that only symmetric scores hide), it answers as it answered the
+    example, or far from the lesson's answer."""
+    pairs = list(zip(answers, expected))
+    (worked, want_worked), (near, want_near) = pairs[0], pairs[NEAR_WORKED]
+    if not _same(worked.value, want_worked.value, atol=1e-2):
+        return False
+    if any(_same(got.value, want.value) for got, want in pairs[1:]):
+        return False
+    ignores_input = _same(near.value, worked.value, atol=1e-9)
+    return ignores_input or not _same(near.value, want_near.value, atol=5e-2)
+
+
+def _answers_differ_on_repeat(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
+    """The same call, made twice, answered differently (bit for bit)."""
+    first, again = answers[REPEATED], answers[-1]
+    return not _identical(first.value, again.value)
+
+
+def _identical(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+# Where the probes above sit in PROBES["attention"].
+NEAR_WORKED, REPEATED = 6, 1
 
 
 MISTAKES: tuple[Mistake, ...] = (
@@ -399,6 +444,15 @@ MISTAKES: tuple[Mistake, ...] = (
         shows_in=_only_the_worked_example,
     ),
     Mistake(
+        "nondeterministic",
+        "attention gives different answers to the very same call made twice: something in it is not "
+        "computed from the inputs, such as an array from np.empty or np.empty_like that is read before "
+        "every entry is written (it holds whatever memory was there), or randomness. Build results "
+        "from the inputs alone, e.g. with np.zeros or from the formula directly (section 2).",
+        "attention",
+        shows_in=_answers_differ_on_repeat,
+    ),
+    Mistake(
         "causal_mask_upper",
         "causal_mask keeps the upper triangle (np.triu), letting each token see the future instead of "
         "the past. Token i may see j <= i: np.tril (section 2).",
@@ -478,7 +532,8 @@ def _same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
 
 
 def diagnose(call: Callable[[Probe], Answer]) -> list[dict[str, str]]:
-    """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``.
+    """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``,
+    then what the probes showed of a wrong function no mistake explains (``"id": "observed"``).
 
     ``call`` answers one probe; it raises to stop the diagnosis (a worker that timed out
     or crashed), which then names no mistake.
@@ -500,7 +555,98 @@ def diagnose(call: Callable[[Probe], Answer]) -> list[dict[str, str]]:
             matched = any(_shows_variant(variant, mistake.function, got) for variant in mistake.variants)
         if matched:
             found.append({"id": mistake.id, "message": mistake.message})
+    named = {BY_ID[entry["id"]].function for entry in found}
+    for function in INFERRED:
+        if correct[function] or function in named or not all(_usable(f, correct, found) for f in INFERRED[function][1]):
+            continue
+        finding = INFERRED[function][0]([answer.value for answer in answers[function]])
+        known = {entry["id"] for entry in found}
+        for step in finding.steps:
+            if step.mistake not in known:
+                known.add(step.mistake)
+                found.append({"id": step.mistake, "message": _message(step)})
+        found += [{"id": "observed", "message": sentence} for sentence in finding.observed]
     return found
+
+
+def _usable(function: str, correct: dict[str, bool], found: list[dict[str, str]]) -> bool:
+    """Whether ``function`` is right, or wrong only in steps the functions built on it model."""
+    if correct[function]:
+        return True
+    ids = {entry["id"] for entry in found if entry["id"] in BY_ID and BY_ID[entry["id"]].function == function}
+    return function == "softmax" and bool(ids) and ids <= COVERED_BY_ATTENTION
+
+
+def _message(step: inference.Step) -> str:
+    if step.message is None:
+        return BY_ID[step.mistake].message
+    return INFERRED_MESSAGES[step.message].format(words=step.words)
+
+
+# Messages for a known mistake reached another way than its variants' (see grader.inference).
+INFERRED_MESSAGES = {
+    "attention_softmax_axis": (
+        "attention takes softmax down the columns of the scores (axis 0), so each column of A sums to 1 "
+        "instead of each row. Each row, one query, is a distribution over the keys: softmax(scores, axis=-1) "
+        "(section 1, 'softmax along the last axis')."
+    ),
+    "scale_precedence_inline": (
+        "attention divides the scores by 2·d_k, as scores / d_k ** 1/2 does: Python reads it as "
+        "(scores / d_k) / 2, not as a square root. Write np.sqrt(d_k) or d_k ** 0.5 (section 2: / np.sqrt(d_k))."
+    ),
+    "keys_reshaped": (
+        "attention reshapes K to (d_k, n_k) instead of transposing it: reshape keeps the numbers in "
+        "their order and only regroups them, so the columns are not the keys. Use K.T (or "
+        "np.swapaxes(K, -1, -2)) (section 1, the shapes table: scores = Q @ K.T)."
+    ),
+    "weights_returned_transposed": (
+        "attention returns its weights transposed, shape (n_k, n_q): row i of A must hold query i's "
+        "weights over the keys, shape (n_q, n_k) (section 1, the shapes table)."
+    ),
+    "self_attention_roles": (
+        "self_attention computes {words}: each projection has its own role, Q = X Wq (what each token "
+        "looks for), K = X Wk (what it offers), V = X Wv (what it passes on) (section 1, the shapes table)."
+    ),
+}
+
+
+def _attention_probes() -> inference.AttentionProbes:
+    probes = PROBES["attention"]
+    return inference.AttentionProbes(
+        moderate=tuple(probes[i].args for i in (0, 1, 2, NEAR_WORKED, 7)),
+        large=(probes[5].args,),
+        masked=(probes[3].args, probes[4].args),
+    )
+
+
+def _infer_attention(values: list[Any]) -> inference.Finding:
+    kinds = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
+    return inference.infer_attention(_attention_probes(), {kind: [values[i] for i in at] for kind, at in kinds.items()})
+
+
+def _infer_softmax(values: list[Any]) -> inference.Finding:
+    return inference.infer_softmax(_SOFTMAX_PROBES, values)
+
+
+def _infer_causal_mask(values: list[Any]) -> inference.Finding:
+    return inference.infer_causal_mask([probe.args[0] for probe in PROBES["causal_mask"]], values)
+
+
+def _infer_self_attention(values: list[Any]) -> inference.Finding:
+    return inference.infer_self_attention([probe.args for probe in PROBES["self_attention"]], values, reference.attention)
+
+
+BY_ID = {mistake.id: mistake for mistake in MISTAKES}
+_SOFTMAX_PROBES = [(probe.args, probe.kwargs) for probe in PROBES["softmax"]]
+# Each function the inference reads, with the functions it builds on (which must be right).
+INFERRED: dict[str, tuple[Callable[[list[Any]], inference.Finding], tuple[str, ...]]] = {
+    "softmax": (_infer_softmax, ()),
+    "attention": (_infer_attention, ("softmax",)),  # a wrong softmax shows in attention too
+    "self_attention": (_infer_self_attention, ("attention",)),
+    "causal_mask": (_infer_causal_mask, ()),
+}
+# Softmax mistakes the attention model has steps for: attention may still be read then.
+COVERED_BY_ATTENTION = {"softmax_no_max_shift", "softmax_wrong_axis"}
 
 
 @functools.cache

@@ -172,7 +172,8 @@ def class_page(reports: list[Report], links: dict[str, str]) -> str:
             f'<td><span class="bar" style="width:{rate * 12:.2f}em"></span> {rate:.0%}</td></tr>'
         )
     body.append("</table><h2>Mistakes</h2>")
-    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses)
+    # What the probes showed of an unknown mistake ("observed") is not a mistake to count.
+    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses if d["id"] != "observed")
     if mistakes:
         body.append("<table><tr><th>mistake</th><th>submissions</th></tr>")
         body += [f"<tr><td><code>{escape(m)}</code></td><td>{n}</td></tr>" for m, n in mistakes.most_common()]

@@ -87,7 +87,10 @@ def head_id(path: Path) -> str:
 
 
 def known_heads() -> list[Path]:
-    return sorted(HEADS.glob("buggy/*.py")) + sorted(HEADS.glob("correct/*.py")) + [REFERENCE, TEMPLATE]
+    return (
+        sorted(HEADS.glob("buggy/*.py")) + sorted(HEADS.glob("second_set/*.py")) + sorted(HEADS.glob("correct/*.py"))
+        + [REFERENCE, TEMPLATE]
+    )
 
 
 def _in_ci() -> bool:

@@ -1,4 +1,11 @@
-"""The reference, the template, correct heads in many styles, and the seeded buggy heads."""
+"""The reference, the template, correct heads in many styles, and the seeded buggy heads.
+
+``tests/heads/second_set/`` holds buggy heads written in students' styles by someone who
+had not seen the diagnoser, one known mistake each in another spelling, two at once, or
+one with no id (``# diagnosis: none``): they measure whether the diagnoses generalise
+(benchmarks/diagnosis_recall.py prints the figures), and none may be told a mistake it
+does not make.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from grader.diagnoses import MISTAKES
 from grader.rubric import available_check_ids
 
 BUGGY = sorted(HEADS.glob("buggy/*.py"))
+SECOND_SET = sorted(HEADS.glob("second_set/*.py"))
 CORRECT = sorted(HEADS.glob("correct/*.py"))
 
 
@@ -40,7 +48,7 @@ def test_correct_heads_lose_no_points(graded_heads, rubric, path: Path):
     assert report.diagnoses == []
 
 
-@pytest.mark.parametrize("path", BUGGY, ids=[p.stem for p in BUGGY])
+@pytest.mark.parametrize("path", BUGGY + SECOND_SET, ids=[p.stem for p in BUGGY + SECOND_SET])
 def test_buggy_heads_fail_the_check_that_names_their_mistake(graded_heads, rubric, path: Path):
     declared = expectation(path)
     assert declared.must_fail, f"{path.name} names no check"
@@ -69,6 +77,22 @@ def test_buggy_heads_are_told_their_mistake_by_name(graded_heads, path: Path):
     assert [diagnosis["id"] for diagnosis in report.diagnoses] == list(declared)
     for diagnosis in report.diagnoses:
         assert "section" in diagnosis["message"] or "lesson" in diagnosis["message"].lower()
+
+
+@pytest.mark.parametrize("path", SECOND_SET, ids=[p.stem for p in SECOND_SET])
+def test_heads_written_apart_are_told_exactly_their_mistakes(graded_heads, path: Path):
+    declared = set(expectation(path).diagnoses) - {"none"}
+    report = graded_heads[head_id(path)]
+    assert {diagnosis["id"] for diagnosis in report.diagnoses if diagnosis["id"] != "observed"} == declared
+
+
+def test_no_head_is_told_a_mistake_it_does_not_declare(graded_heads):
+    """Across every head graded together: correct ones are told nothing, buggy ones nothing
+    beyond what they declare (what the probes showed is not a mistake's name)."""
+    for path in BUGGY + SECOND_SET + CORRECT:
+        declared = set(expectation(path).diagnoses) if path not in CORRECT else set()
+        told = {d["id"] for d in graded_heads[head_id(path)].diagnoses if d["id"] != "observed"}
+        assert told <= declared, path.name
 
 
 def test_every_known_mistake_has_a_buggy_head_that_shows_it():
