@@ -171,6 +171,7 @@ class Weights:
         return np.where(mask, A, 0.0) if mask is not None and after else A
 
 
+@functools.cache
 def _first_stage() -> list[Weights]:
     return [
         Weights(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, NORMALISERS, DEFAULT_MASKS)
@@ -300,12 +301,12 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
     found = [step for step in (returns, combine) if not step.correct]
     first = [w for w in _first_stage() if _matches(w, probes.moderate, own["moderate"])]
     shifted = [
-        replace_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
-        if _matches(replace_shift(w, shift), probes.large, own["large"])
+        _with_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
+        if _matches(_with_shift(w, shift), probes.large, own["large"])
     ]
     masked = [
-        replace_masking(w, masking) for w in shifted for masking in [*MASKINGS, AFTER_SOFTMAX]
-        if _matches(replace_masking(w, masking), probes.masked, own["masked"])
+        _with_masking(w, masking) for w in shifted for masking in [*MASKINGS, AFTER_SOFTMAX]
+        if _matches(_with_masking(w, masking), probes.masked, own["masked"])
     ]
     explained = [w.steps() for w in masked]
     decimals = _rounding_of(own["moderate"])
@@ -342,18 +343,18 @@ def _rounding_of(weights: list[Any]) -> int | None:
     return None
 
 
-def replace_shift(weights: Weights, shift: Step) -> Weights:
+def _with_shift(weights: Weights, shift: Step) -> Weights:
     return Weights(*weights.steps()[:5], shift, weights.masking)
 
 
-def replace_masking(weights: Weights, masking: Step) -> Weights:
+def _with_masking(weights: Weights, masking: Step) -> Weights:
     return Weights(*weights.steps()[:6], masking)
 
 
 @functools.cache
 def _all_stages() -> list[Weights]:
     """Rounding hides every other step from the staged search: try it on the likeliest heads."""
-    return [replace_shift(w, shift) for w in _first_stage() for shift in ATTENTION_SHIFTS]
+    return [_with_shift(w, shift) for w in _first_stage() for shift in ATTENTION_SHIFTS]
 
 
 RETURNED = _ok("(out, A)")

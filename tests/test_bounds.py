@@ -57,19 +57,33 @@ def sampled(measure: Callable[[], int]) -> Iterator[list[int]]:
         watcher.join()
 
 
-def sandbox_uids() -> set[int]:
-    """The real uids of the processes on the host running a zygote (bwrap's included) or a
-    plain worker."""
+def sandbox_uids(ancestor: int) -> set[int]:
+    """The real uids of the processes under ``ancestor`` running a zygote (bwrap's
+    included) or a plain worker (other graders on the machine are not counted)."""
     uids = set()
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             command = (status.parent / "cmdline").read_bytes()
-            if b".grader/zygote.py" in command or b".grader/worker.py" in command:
-                uid_line = next(line for line in status.read_text().splitlines() if line.startswith("Uid:"))
-                uids.add(int(uid_line.split()[1]))
-        except (OSError, StopIteration):
+            if b".grader/zygote.py" not in command and b".grader/worker.py" not in command:
+                continue
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+            if _descends_from(int(status.parent.name), ancestor):
+                uids.add(int(fields["Uid"].split()[0]))
+        except (OSError, KeyError, ValueError):
             continue  # ended while it was read
     return uids
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state: the parent
+    return False
 
 
 def bombs_beside_the_reference(folder: Path) -> Path:
@@ -93,7 +107,7 @@ def assert_every_bomb_held(reports: list[Report], peak: list[int], before: int) 
 def test_bombs_stop_at_the_bound_and_spare_the_submission_beside_them(tmp_path, rubric, isolation):
     folder = bombs_beside_the_reference(tmp_path / "in")
     before = threads_on_the_machine()
-    with sampled(threads_on_the_machine) as peak, sampled(sandbox_uids) as uids:
+    with sampled(threads_on_the_machine) as peak, sampled(lambda: sandbox_uids(os.getpid())) as uids:
         reports = grade_folder(folder, tmp_path / "out", rubric, Limits(isolation=isolation), jobs=1)
     assert {report.bounds["processes"] for report in reports} == {MAX_PROCESSES}
     assert all(report.bounds["processes_by"][0].startswith("cgroup v") for report in reports)
@@ -114,9 +128,10 @@ def test_root_starts_bubblewrap_as_nobody_whose_own_rlimit_holds_the_bombs(tmp_p
         hide = 'mount -t tmpfs cgroups-hidden /sys/fs/cgroup && exec "$@"'
         command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", *command]
     before = threads_on_the_machine()
-    with sampled(threads_on_the_machine) as peak, sampled(sandbox_uids) as uids:
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as grading:
+        with sampled(threads_on_the_machine) as peak, sampled(lambda: sandbox_uids(grading.pid)) as uids:
+            _, stderr = grading.communicate(timeout=600)
+    assert grading.returncode == 0, stderr[-2000:]
     reports = [from_json(path.read_text()) for path in sorted(out.glob("*.json")) if path.stem != "summary"]
     assert_every_bomb_held(reports, peak, before)
     assert set().union(*uids) == {NOBODY_ID}
@@ -127,8 +142,8 @@ def test_root_starts_bubblewrap_as_nobody_whose_own_rlimit_holds_the_bombs(tmp_p
         assert report.bounds["processes"] == MAX_PROCESSES
         assert report.bounds["processes_by"] == [*cgroup_kinds, "RLIMIT_NPROC"]
         assert (report.bounds["memory_mb"] is None) == (cgroups == "hidden")
-    assert ("no kernel bound on a sandbox's memory" in run.stderr) == (cgroups == "hidden")
-    assert "root outside" not in run.stderr
+    assert ("no kernel bound on a sandbox's memory" in stderr) == (cgroups == "hidden")
+    assert "root outside" not in stderr
 
 
 @NEEDS_CGROUPS

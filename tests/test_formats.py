@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
@@ -104,6 +105,9 @@ def test_junit_parses_with_junitparser(graded_heads, head, tmp_path):
             assert result.message == check.feedback
         if check.counterexample and check.kind == "wrong_answer":
             assert "reproduce it:" in result.text
+    told = ET.parse(path).getroot().findtext("testsuite/system-out") or ""
+    assert all(diagnosis["message"] in told for diagnosis in report.diagnoses)
+    assert bool(told) == bool(report.diagnoses)
 
 
 def test_junit_survives_control_characters_from_the_submission(graded_heads, tmp_path):

@@ -68,6 +68,9 @@ def test_each_case_gets_exactly_what_its_answers_earn(hostile_batch, path: Path)
     for check in report.checks:
         if check.status != "passed":
             assert check.feedback, check.id
+    # Named mistakes are proven: a case is told none it does not declare.
+    told = {diagnosis["id"] for diagnosis in report.diagnoses if diagnosis["id"] != "observed"}
+    assert told <= set(declared.diagnoses), told
 
 
 def test_reports_are_small_and_the_batch_is_bounded(hostile_batch):

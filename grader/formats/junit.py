@@ -3,7 +3,8 @@
 The shape CI tools read (GitHub and GitLab test reports, Jenkins, junitparser): a check
 that failed has a ``<failure>`` (a wrong answer) or an ``<error>`` (it raised, hung or
 crashed) whose ``message`` is the feedback and whose text adds the counterexample and how
-to reproduce it. The score travels as properties of the suite, since JUnit has no points.
+to reproduce it. The score travels as properties of the suite, since JUnit has no points;
+the diagnoses (what went wrong, and what the probes showed) are the suite's ``<system-out>``.
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ def _suite(root: ET.Element, report: Report) -> ET.Element:
         ET.SubElement(properties, "property", name=name, value=_text(value))
     for check in report.checks:
         _case(suite, check)
+    if report.diagnoses:
+        lines = ["What went wrong:", *(f"- {diagnosis['message']}" for diagnosis in report.diagnoses)]
+        ET.SubElement(suite, "system-out").text = _text("\n".join(lines))
     if report.error:
         ET.SubElement(suite, "system-err").text = _text(report.error)
     return suite

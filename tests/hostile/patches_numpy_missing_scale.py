@@ -2,6 +2,7 @@
 # must-fail: attention.worked_example, attention.scaling, attention.matches_reference, mask.arbitrary, mask.fully_masked_row_nan, self_attention.projections, self_attention.mask_passed, extension.batched
 # must-pass: softmax.*, causal_mask.values, attention.shapes, attention.rows_sum_to_one, attention.nonnegative, attention.convex_combination, attention.inputs_unchanged, mask.no_future_leakage, mask.rows_sum_to_one, mask.first_token_self, self_attention.permutation_equivariance
 # report-status: graded
+# diagnosis: missing_scale
 
 import numpy as np
 
