@@ -604,7 +604,7 @@ INFERRED_MESSAGES = {
         "weights over the keys, shape (n_q, n_k) (section 1, the shapes table)."
     ),
     "self_attention_roles": (
-        "self_attention computes {words}: each projection has its own role, Q = X Wq (what each token "
+        "self_attention {words}: each projection has its own role, Q = X Wq (what each token "
         "looks for), K = X Wk (what it offers), V = X Wv (what it passes on) (section 1, the shapes table)."
     ),
 }
@@ -633,7 +633,7 @@ def _infer_causal_mask(values: list[Any]) -> inference.Finding:
 
 
 def _infer_self_attention(values: list[Any]) -> inference.Finding:
-    return inference.infer_self_attention([probe.args for probe in PROBES["self_attention"]], values, reference.attention)
+    return inference.infer_self_attention([probe.args for probe in PROBES["self_attention"]], values)
 
 
 BY_ID = {mistake.id: mistake for mistake in MISTAKES}

@@ -53,6 +53,11 @@ def _ok(words: str) -> Step:
     return Step(words, correct=True)
 
 
+def _lesson(table: dict[Step, Any]) -> Step:
+    """The lesson's way of doing a step (each table lists it first)."""
+    return next(iter(table))
+
+
 # -- softmax ------------------------------------------------------------------------------
 
 SHIFTS: dict[Step, Callable[[np.ndarray, int], Any]] = {
@@ -150,8 +155,8 @@ class Weights:
     division: Step
     normaliser: Step
     default_mask: Step
-    shift: Step = next(iter(ATTENTION_SHIFTS))
-    masking: Step = next(iter(MASKINGS))
+    shift: Step = _lesson(ATTENTION_SHIFTS)
+    masking: Step = _lesson(MASKINGS)
 
     def steps(self) -> tuple[Step, ...]:
         return (self.orientation, self.scale, self.division, self.normaliser, self.default_mask, self.shift, self.masking)
@@ -524,51 +529,54 @@ def _mask_is(answer: Any, want: np.ndarray, boolean: bool) -> bool:
 
 # -- self_attention ------------------------------------------------------------------------
 
-ROLES = ("Wq", "Wk", "Wv", "X")
 IDENTITY = ("Wq", "Wk", "Wv")
 
 
-def role_steps() -> list[tuple[Step, Step]]:
-    """Every assignment of the projections to (Q, K, V), X unprojected included, and mask passed or not."""
-    assignments = list(itertools.permutations(IDENTITY)) + [
+def _role_words(names: tuple[str, ...]) -> str:
+    return "computes " + ", ".join(f"{role} from {'X' if name == 'X' else 'X @ ' + name}" for role, name in zip("QKV", names))
+
+
+def _role_step(names: tuple[str, ...]) -> Step:
+    if names == IDENTITY:
+        return _ok(_role_words(names))
+    if "X" in names:
+        return Step(_role_words(names))
+    return Step(_role_words(names), "self_attention_swapped_projections", "self_attention_roles")
+
+
+# Which projection makes each of Q, K and V: every permutation, and X itself in one role.
+ROLE_ASSIGNMENTS: dict[Step, tuple[str, ...]] = {
+    _role_step(names): names
+    for names in [*itertools.permutations(IDENTITY), *(
         tuple("X" if index == slot else name for index, name in enumerate(IDENTITY)) for slot in range(3)
-    ]
-    found = []
-    for assignment in assignments:
-        words = ", ".join(f"{role} from {name if name == 'X' else 'X @ ' + name}" for role, name in zip("QKV", assignment))
-        if assignment == IDENTITY:
-            roles = _ok(words)
-        elif "X" in assignment:
-            roles = Step(words)
-        else:
-            roles = Step(words, "self_attention_swapped_projections", "self_attention_roles")
-        for passes in (True, False):
-            mask = _ok("passes the mask") if passes else Step("drops the mask", "self_attention_drops_mask")
-            found.append((roles, mask))
-    return found
+    )]
+}
+MASK_PASSING: dict[Step, bool] = {_ok("passes the mask on"): True, Step("drops the mask", "self_attention_drops_mask"): False}
+# A self_attention that does its own attention may scale differently; no id names that
+# (the ids speak of attention), so it is said as what was observed.
+OWN_SCALES: dict[Step, Step] = {
+    scale: (scale if scale.correct else Step(f"divides its scores by {scale.words} instead of calling attention"))
+    for scale in SCALES
+}
 
 
-def _projected(assignment_words: str) -> tuple[str, str, str]:
-    return tuple(part.split(" from ")[1].replace("X @ ", "") for part in assignment_words.split(", "))
-
-
-def infer_self_attention(
-    probes: list[tuple], answers: list[Any], attention: Callable
-) -> Finding:
-    """``attention`` is the lesson's (the head's own was found right)."""
+def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
+    """For a head whose attention is right: which projections make Q, K and V, whether the
+    mask is passed on, and by what the scores are divided."""
     explanations = []
-    for roles, mask in role_steps():
-        names = _projected(roles.words)
+    for roles, passing, scale in itertools.product(ROLE_ASSIGNMENTS, MASK_PASSING, SCALES):
+        weights = Weights(_lesson(ORIENTATIONS), scale, _lesson(DIVISIONS), _lesson(NORMALISERS), _lesson(DEFAULT_MASKS))
 
-        def candidate(X, Wq, Wk, Wv, m=None, names=names, passes=mask.correct):  # noqa: N803
-            given = {"Wq": Wq, "Wk": Wk, "Wv": Wv}
+        def candidate(X, Wq, Wk, Wv, mask=None, names=ROLE_ASSIGNMENTS[roles], passes=MASK_PASSING[passing]):  # noqa: N803
+            given = {"Wq": Wq, "Wk": Wk, "Wv": Wv, "X": None}
             Q, K, V = (X if name == "X" else X @ given[name] for name in names)
-            return attention(Q, K, V, m if passes else None)
+            A = weights(Q, K, V, mask if passes else None)
+            return A @ V, A
 
         if all(_close_pair(answer, _evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
-            explanations.append((roles, mask))
+            explanations.append((roles, passing, OWN_SCALES[scale]))
     wrong = _shared_wrong(explanations)
-    return Finding([], []) if wrong is None else _finding(wrong, "self_attention computes")
+    return Finding([], []) if wrong is None else _finding(wrong, "self_attention")
 
 
 def _close_pair(got: Any, want: Any) -> bool:

@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +23,7 @@ from grader import bounds
 from grader.batch import grade_folder, read_in_full
 from grader.report import Report, from_json
 from grader.rubric import load_rubric
-from grader.sandbox import NOBODY_ID, Limits, bubblewrap_works
+from grader.sandbox import NOBODY_ID, Limits, bubblewrap_works, drop_to_nobody
 
 NEEDS_CGROUPS = pytest.mark.skipif(
     set(bounds.roots()) != {"pids", "memory"},
@@ -117,32 +118,47 @@ def test_bombs_stop_at_the_bound_and_spare_the_submission_beside_them(tmp_path, 
 
 @NEEDS_ROOT_AND_SYSTEM_PYTHON
 @pytest.mark.bubblewrap
-@pytest.mark.parametrize("cgroups", ["kept", "hidden"])
-def test_root_starts_bubblewrap_as_nobody_whose_own_rlimit_holds_the_bombs(tmp_path, python_nobody_can_run, cgroups):
-    # With cgroups hidden (a private mount namespace with an empty /sys/fs/cgroup), only
-    # RLIMIT_NPROC can hold the bombs: it does only because the sandbox is not root outside.
-    folder = bombs_beside_the_reference(tmp_path / "in")
-    out = tmp_path / "out"
-    command = [str(python_nobody_can_run), "-m", "grader", "grade", str(folder), "--out", str(out), "--jobs", "1"]
-    if cgroups == "hidden":
-        hide = 'mount -t tmpfs cgroups-hidden /sys/fs/cgroup && exec "$@"'
-        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", *command]
-    before = threads_on_the_machine()
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as grading:
-        with sampled(threads_on_the_machine) as peak, sampled(lambda: sandbox_uids(grading.pid)) as uids:
-            _, stderr = grading.communicate(timeout=600)
-    assert grading.returncode == 0, stderr[-2000:]
-    reports = [from_json(path.read_text()) for path in sorted(out.glob("*.json")) if path.stem != "summary"]
+@pytest.mark.parametrize("grader", ["root", "root without cgroups", "an ordinary user"])
+def test_bubblewrap_is_started_unprivileged_and_its_own_rlimit_holds_the_bombs(python_nobody_can_run, grader):
+    # Root starts bwrap as 65534; with cgroups hidden (a private mount namespace with an
+    # empty /sys/fs/cgroup), or for a grader run by an ordinary user (who can make none),
+    # only RLIMIT_NPROC can hold the bombs: it does only because the sandbox is not root.
+    shared = Path(tempfile.mkdtemp(prefix="grader-test-bounds-"))  # reachable by 65534, unlike tmp_path
+    try:
+        shared.chmod(0o755)
+        os.chown(shared, NOBODY_ID, NOBODY_ID)
+        folder = bombs_beside_the_reference(shared / "in")
+        out = shared / "out"
+        command = [str(python_nobody_can_run), "-m", "grader", "grade", str(folder), "--out", str(out), "--jobs", "1"]
+        if grader == "root without cgroups":
+            hide = 'mount -t tmpfs cgroups-hidden /sys/fs/cgroup && exec "$@"'
+            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", *command]
+        as_user = grader == "an ordinary user"
+        if as_user:
+            for path in (folder, *folder.iterdir()):
+                os.chown(path, NOBODY_ID, NOBODY_ID)
+        environment = {"PATH": "/usr/bin:/bin", "HOME": str(shared), "LANG": "C.UTF-8"} if as_user else None
+        before = threads_on_the_machine()
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=shared, env=environment,
+            preexec_fn=drop_to_nobody if as_user else None,
+        ) as grading:
+            with sampled(threads_on_the_machine) as peak, sampled(lambda: sandbox_uids(grading.pid)) as uids:
+                _, stderr = grading.communicate(timeout=600)
+        assert grading.returncode == 0, stderr[-2000:]
+        reports = [from_json(path.read_text()) for path in sorted(out.glob("*.json")) if path.stem != "summary"]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
     assert_every_bomb_held(reports, peak, before)
     assert set().union(*uids) == {NOBODY_ID}
-    cgroup_kinds = [] if cgroups == "hidden" else [name for name in ("cgroup v1", "cgroup v2")
-                                                 if name in reports[0].bounds["processes_by"]]
+    cgroups = grader == "root"
+    cgroup_kinds = [name for name in ("cgroup v1", "cgroup v2") if cgroups and name in reports[0].bounds["processes_by"]]
     for report in reports:
         assert report.bounds["uid"] == NOBODY_ID
         assert report.bounds["processes"] == MAX_PROCESSES
         assert report.bounds["processes_by"] == [*cgroup_kinds, "RLIMIT_NPROC"]
-        assert (report.bounds["memory_mb"] is None) == (cgroups == "hidden")
-    assert ("no kernel bound on a sandbox's memory" in stderr) == (cgroups == "hidden")
+        assert (report.bounds["memory_mb"] is None) == (not cgroups)
+    assert ("no kernel bound on a sandbox's memory" in stderr) == (not cgroups)
     assert "root outside" not in stderr
 
 

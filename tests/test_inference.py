@@ -1,0 +1,174 @@
+"""The inferred diagnoses (grader.inference through grader.diagnoses.diagnose), on heads
+written here and called in this process: what each step proves, and what it must not claim."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from grader import diagnoses
+
+
+def lesson_head(**replaced) -> SimpleNamespace:
+    """The lesson's head with some functions replaced."""
+
+    def softmax(x, axis=-1):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        A = head.softmax(scores)
+        return A @ V, A
+
+    def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803
+        return head.attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+    def causal_mask(n):
+        return np.tril(np.ones((n, n), dtype=bool))
+
+    head = SimpleNamespace(softmax=softmax, attention=attention, self_attention=self_attention, causal_mask=causal_mask)
+    for name, function in replaced.items():
+        setattr(head, name, function)
+    return head
+
+
+def told(head: SimpleNamespace) -> tuple[list[str], list[str]]:
+    """The mistake ids the head is told, and the sentences of what the probes showed."""
+
+    def call(probe: diagnoses.Probe) -> diagnoses.Answer:
+        args = tuple(np.copy(a) if isinstance(a, np.ndarray) else a for a in probe.args)
+        try:
+            with np.errstate(all="ignore"):
+                return diagnoses.Answer(getattr(head, probe.function)(*args, **probe.kwargs), args)
+        except Exception:
+            return diagnoses.Answer(diagnoses.RAISED, args)
+
+    found = diagnoses.diagnose(call)
+    return [d["id"] for d in found if d["id"] != "observed"], [d["message"] for d in found if d["id"] == "observed"]
+
+
+def test_the_lesson_head_is_told_nothing():
+    assert told(lesson_head()) == ([], [])
+
+
+def test_two_mistakes_in_one_function_are_both_named():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T  # no scaling, and the mask ignored
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+
+    ids, _ = told(lesson_head(attention=attention))
+    assert sorted(ids) == ["mask_ignored", "missing_scale"]
+
+
+def test_softmax_down_the_columns_inside_attention_is_named_with_its_own_message():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=0, keepdims=True))
+        A = e / e.sum(axis=0, keepdims=True)
+        return A @ V, A
+
+    head = lesson_head(attention=attention)
+    assert told(head)[0] == ["softmax_wrong_axis"]
+
+    def call(probe):
+        return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
+
+    (found,) = diagnoses.diagnose(call)
+    assert "columns" in found["message"] and "section" in found["message"]
+
+
+def test_a_mistake_symmetric_scores_hide_is_not_called_hardcoding():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = K @ Q.T / np.sqrt(Q.shape[-1])  # right whenever Q = K, as in the worked example
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+
+    ids, observed = told(lesson_head(attention=attention))
+    assert ids == []
+    assert observed == ["attention's scores are K @ Q.T, where the lesson computes Q @ K.T / sqrt(d_k)."]
+
+
+def test_an_answer_for_the_worked_example_alone_is_called_hardcoding():
+    worked = diagnoses.PROBES["attention"][0].args
+    right = diagnoses.reference.attention(*worked)
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        if Q.shape == (3, 2):
+            return right
+        A = np.full((Q.shape[0], K.shape[0]), 1.0 / K.shape[0])
+        return A @ V, A
+
+    assert told(lesson_head(attention=attention))[0] == ["hardcoded_example"]
+
+
+def test_a_divisor_with_no_id_is_said_as_observed():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T / (np.sqrt(Q.shape[-1]) / 2)  # a temperature of one half
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+
+    assert told(lesson_head(attention=attention)) == (
+        [], ["attention divides its scores by sqrt(d_k) / 2, where the lesson computes Q @ K.T / sqrt(d_k)."]
+    )
+
+
+def test_self_attention_doing_its_own_attention_with_another_scale_is_said_as_observed():
+    def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803
+        Q, K, V = X @ Wq, X @ Wk, X @ Wv
+        scores = Q @ K.T / Q.shape[-1]
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+
+    assert told(lesson_head(self_attention=self_attention)) == (
+        [], ["self_attention divides its scores by d_k instead of calling attention."]
+    )
+
+
+def test_the_same_call_answered_twice_differently_is_named():
+    generator = np.random.default_rng(0)
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T / np.sqrt(Q.shape[-1]) + generator.uniform(0, 0.05, (Q.shape[0], K.shape[0]))
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+
+    assert told(lesson_head(attention=attention))[0] == ["nondeterministic"]
+
+
+@pytest.mark.parametrize("mask", [lambda n: np.tri(n, k=-1), lambda n: np.triu(np.ones((n, n))).astype(int)])
+def test_a_causal_mask_with_two_mistakes_is_told_both(mask):
+    ids, _ = told(lesson_head(causal_mask=mask))
+    assert "causal_mask_not_bool" in ids and len(ids) == 2
+
+
+def test_a_head_off_by_a_little_everywhere_is_not_called_hardcoding():
+    # Right to the lesson's 4 decimals on the worked example and a little off everywhere
+    # else, the near probe included: it follows its input, so it is no answer written down.
+    def softmax(x, axis=-1):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        return e / (e.sum(axis=axis, keepdims=True) + 1e-3)
+
+    ids, observed = told(lesson_head(softmax=softmax))
+    assert ids == []
+    assert observed and "do not sum to 1" in observed[0]
