@@ -17,6 +17,7 @@ SUBMISSIONS = [
     HEADS / "buggy" / "missing_scale.py",
     HEADS / "buggy" / "softmax_global_max.py",
     TESTS / "submissions" / "flips_every_25_calls.py",
+    HEADS / "buggy" / "noisy_scores.py",  # draws from np.random, which each worker seeds the same way
 ]
 
 
