@@ -358,3 +358,15 @@ def test_only_a_real_main_guard_is_run_as_a_notebook_runs_it():
     source = read(HEAD, "if __name__ != '__main__':\n    def softmax(x, axis=-1):\n        return x")
     assert "not the same in a notebook" in reasons(source)["if __name__ != '__main__':"]
     assert "return x" not in kept(source)
+
+
+def test_an_error_no_rule_foresaw_is_one_sentence_that_says_where(monkeypatch):
+    def broken(*args, **kwargs):
+        raise SystemError("error return without exception set")
+
+    monkeypatch.setattr("grader.sources.python.parse", broken)
+    with pytest.raises(sources.Unusable) as raised:
+        sources.parse(b"x = 1\n")
+    message = str(raised.value)
+    assert message.startswith("attention.py could not be read (SystemError: error return without exception set at ")
+    assert message.endswith("please tell your instructor") and "\n" not in message

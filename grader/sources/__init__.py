@@ -17,6 +17,7 @@ in the process that reads it.
 from __future__ import annotations
 
 import json
+import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -180,7 +181,16 @@ def parse(content: bytes, *, suffix: str = ".py") -> Source:
     except Unusable:
         raise
     except Exception as error:  # a file no rule above foresaw: its own report, never a stopped batch
-        raise Unusable(f"{name} could not be read ({type(error).__name__}); please tell your instructor") from None
+        raise Unusable(f"{name} could not be read ({_where(error)}); please tell your instructor") from None
+
+
+def _where(error: Exception) -> str:
+    """The error's type and message and the grader's innermost line it came from: what a
+    maintainer needs to find the rule that is missing."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if "/grader/" in frame.filename]
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    message = str(error).splitlines()[0][:120] if str(error) else ""
+    return f"{type(error).__name__}{': ' + message if message else ''}{where}"
 
 
 def read(path: Path) -> Source:
