@@ -610,18 +610,15 @@ INFERRED_MESSAGES = {
 }
 
 
-def _attention_probes() -> inference.AttentionProbes:
-    probes = PROBES["attention"]
-    return inference.AttentionProbes(
-        moderate=tuple(probes[i].args for i in (0, 1, 2, NEAR_WORKED, 7)),
-        large=(probes[5].args,),
-        masked=(probes[3].args, probes[4].args),
-    )
+# Which attention probes show what (see grader.inference.infer_attention).
+ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
 
 
 def _infer_attention(values: list[Any]) -> inference.Finding:
-    kinds = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
-    return inference.infer_attention(_attention_probes(), {kind: [values[i] for i in at] for kind, at in kinds.items()})
+    probes = PROBES["attention"]
+    staged = {stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()}
+    answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
+    return inference.infer_attention(inference.AttentionProbes(**staged), answers)
 
 
 def _infer_softmax(values: list[Any]) -> inference.Finding:

@@ -27,6 +27,7 @@ showed instead (true sentences, never a guess).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Iterable
@@ -248,7 +249,7 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
     explanations = [
         steps
         for steps in itertools.product(SHIFTS, TOTALS, AXES)
-        if all(_close(answer, want) for answer, want in zip(answers, _softmax_answers(steps, _key(probes))))
+        if all(_close(answer, _softmax_answer(steps, probe)) for answer, probe in zip(answers, probes))
     ]
     wrong = _shared_wrong(explanations)
     if wrong is not None:
@@ -256,21 +257,22 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
     return Finding([], _softmax_facts(probes, answers))
 
 
-_PROBE_STORE: dict[int, list] = {}
+# Each candidate's answer to each probe, kept for the process: the probes are module
+# constants, so a candidate is worked out once, not for every head diagnosed. Keyed by the
+# probe's identity (arrays do not hash); the probe is kept with it, so the id stays its own.
+_ANSWERS: dict[tuple[Any, int], tuple[Any, Any]] = {}
 
 
-def _key(probes: list) -> int:
-    """Probes are module constants: key the caches by identity, kept alive here."""
-    _PROBE_STORE[id(probes)] = probes
-    return id(probes)
+def _cached(candidate: Any, probe: Any, evaluate: Callable[[], Any]) -> Any:
+    key = (candidate, id(probe))
+    if key not in _ANSWERS:
+        _ANSWERS[key] = (probe, evaluate())
+    return _ANSWERS[key][1]
 
 
-@functools.cache
-def _softmax_answers(steps: tuple[Step, ...], probes_key: int) -> tuple[Any, ...]:
-    candidate = _softmax_candidate(*steps)
-    return tuple(
-        _evaluate(candidate, (args[0], kwargs.get("axis"))) for args, kwargs in _PROBE_STORE[probes_key]
-    )
+def _softmax_answer(steps: tuple[Step, ...], probe: tuple[tuple, dict]) -> Any:
+    (x, *_), kwargs = probe
+    return _cached(steps, probe, lambda: _evaluate(_softmax_candidate(*steps), (x, kwargs.get("axis"))))
 
 
 def _softmax_facts(probes: list, answers: list[Any]) -> list[str]:
@@ -324,8 +326,8 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
     wrong = _shared_wrong(explained)
     if wrong is None:  # A is the lesson's: only what it returns can be wrong
         return Finding(found, [])
-    finding = _finding(wrong, "")
-    return Finding(found + finding.steps, [_attention_sentence(step) for step in wrong if step.mistake is None])
+    named = [step for step in wrong if step.mistake is not None]
+    return Finding(found + named, [_attention_sentence(step) for step in wrong if step.mistake is None])
 
 
 def _attention_sentence(step: Step) -> str:
@@ -349,11 +351,11 @@ def _rounding_of(weights: list[Any]) -> int | None:
 
 
 def _with_shift(weights: Weights, shift: Step) -> Weights:
-    return Weights(*weights.steps()[:5], shift, weights.masking)
+    return dataclasses.replace(weights, shift=shift)
 
 
 def _with_masking(weights: Weights, masking: Step) -> Weights:
-    return Weights(*weights.steps()[:6], masking)
+    return dataclasses.replace(weights, masking=masking)
 
 
 @functools.cache
@@ -415,24 +417,12 @@ def _matches(weights: Weights, probes: Iterable[tuple], answers: list[Any], deci
     for probe, answer in zip(probes, answers):
         if isinstance(answer, str):
             continue
-        want = _candidate_answer(weights, probe)
+        want = _cached(weights, probe, lambda: _evaluate(weights, probe))
         if decimals is not None and not isinstance(want, str):
             want = np.round(want, decimals)
         if not _close(answer, want, atol=1e-5 if decimals is None else 0.5 * 10.0**-decimals + 1e-9):
             return False
     return True
-
-
-_ANSWERS: dict[tuple[Weights, int], Any] = {}
-
-
-def _candidate_answer(weights: Weights, probe: tuple) -> Any:
-    """A candidate's weights on a probe (probes are module constants, so kept per process)."""
-    key = (weights, id(probe))
-    if key not in _ANSWERS:
-        _PROBE_STORE[id(probe)] = probe
-        _ANSWERS[key] = _evaluate(weights, probe)
-    return _ANSWERS[key]
 
 
 def _form_facts(probes: list[tuple], values: list[Any]) -> list[str]:
