@@ -183,7 +183,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         pass
     else:
         return True
-    submission.begin_check()  # the live run starts from a clean slate
+    submission.begin_check(check_id(pyfuncitem))  # the live run starts from a clean slate
     return _run_failing(pyfuncitem, submission, pyfuncitem.config.stash[TRACES])
 
 
@@ -214,7 +214,7 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
         journal = submission.stop_journal()
     if error is not None:
         raise error
-    submission.begin_check()
+    submission.begin_check(check)
     submission.replay_journal(journal)
     submission.start_trace()
     try:
@@ -374,7 +374,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     """Each check's clock starts once its fixtures are set up."""
     result = yield
     if _checks_a_submission(item):
-        submission_of(item).begin_check()
+        submission_of(item).begin_check(check_id(item))
         if EXTRAS in item.config.stash:
             item.config.stash[EXTRAS].begin(_submission_index(item))
     return result

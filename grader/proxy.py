@@ -10,6 +10,12 @@ Failure rules, which keep Hypothesis's shrinking sound:
 - after a timeout, a crash or a protocol violation, the rest of that check fails fast
   with the same error, and the next check gets a fresh worker;
 - a check that runs past its time budget fails the same way as a timed-out call;
+- a function that timed out in a check is called once more before the next check, on a
+  small input every head answers at once (:data:`SMALL_CALLS`); if it does not return
+  there either, it hangs whatever it is given, and every later check that calls it fails
+  at once, saying so, instead of waiting out one more call timeout (a head that loops
+  forever is graded in a few call timeouts, not one per check; one that hangs only on
+  some inputs is called as usual);
 - every one of these is raised from the single ``raise`` in :meth:`Submission._fail`,
   so Hypothesis sees one failure, not a flaky mix of them.
 """
@@ -53,6 +59,19 @@ SIGNATURES = {
     "attention": "attention(Q, K, V, mask=None)",
     "self_attention": "self_attention(X, Wq, Wk, Wv, mask=None)",
     "causal_mask": "causal_mask(n)",
+}
+
+# The probe of a function that timed out: inputs every correct head, and nearly every
+# wrong one, answers at once (attention's is the lesson's worked example).
+_WORKED_QK = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+SMALL_CALLS: dict[str, tuple[list[Any], str]] = {
+    "softmax": ([np.array([1.0, 2.0, 3.0])], "softmax(np.array([1.0, 2.0, 3.0]))"),
+    "attention": (
+        [_WORKED_QK, _WORKED_QK, np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])],
+        "the lesson's worked example",
+    ),
+    "self_attention": ([np.eye(2), np.eye(2), np.eye(2), np.eye(2)], "self_attention with X and every W the 2x2 identity"),
+    "causal_mask": ([2], "causal_mask(2)"),
 }
 
 
@@ -178,12 +197,20 @@ class Submission(StudentFunctions):
         self.trace_unreliable = False  # a call of the traced run timed out or crashed
         self.last_error: BaseException | None = None  # what the traced run's last example raised
         self._journal_bytes = 0
+        self._check: str | None = None  # the check under way (None: pictures, diagnoses, a probe)
+        self._timed_out_in: dict[str, str] = {}  # function -> the first check it timed out in
+        self._probed: set[str] = set()
+        self._hangs: dict[str, CallTimedOut] = {}  # function -> the failure of every later call
 
     # -- lifecycle, driven by the pytest plugin and the check decorator ---------------
 
-    def begin_check(self) -> None:
-        """Start a check: forget the previous check's failure and restart its clock."""
+    def begin_check(self, check: str | None = None) -> None:
+        """Start ``check`` (None: not one of the rubric's): forget the previous check's
+        failure and restart its clock; before that, probe any function that timed out
+        since the last probe (see the module docstring)."""
         self._drop_prefetched()  # before the clock starts: their wait is no check's
+        self._probe_timed_out()
+        self._check = check
         self._check_failure = None
         self._check_started = time.monotonic()
         self.example_calls = []
@@ -228,6 +255,8 @@ class Submission(StudentFunctions):
         """
         if more != self._prefetching or not batch.calls or self._replaying or self._session_failure or self._check_failure:
             return
+        if not batch.functions.isdisjoint(self._hangs):
+            return  # each call fails at once, unsent
         try:
             worker = self._ready_worker()
         except SubmissionError:
@@ -334,7 +363,7 @@ class Submission(StudentFunctions):
             return self._from_journal(request)
         if self._pending and not _same_request(self._pending[-1], request):
             self._drop_prefetched()
-        failure = self._session_failure or self._check_failure
+        failure = self._session_failure or self._check_failure or self._hangs.get(function)
         if failure is None:
             try:
                 if self._pending:
@@ -399,6 +428,8 @@ class Submission(StudentFunctions):
 
     def _timed_out(self, function: str) -> NoReturn:
         self._discard_worker()
+        if self._check is not None:
+            self._timed_out_in.setdefault(function, self._check)
         if self._timeout() < self.limits.call_timeout:
             message = f"this check ran out of its {self.limits.check_budget:g} s time budget"
         else:
@@ -451,6 +482,26 @@ class Submission(StudentFunctions):
         if status == "missing":
             raise FunctionMissing(self._missing(function))
         raise wire.WireError(f"unexpected reply status {status!r}")
+
+    def _probe_timed_out(self) -> None:
+        """Call each function that timed out in a check, and was not probed yet, on its
+        small input; one that does not return there hangs on everything (see the module
+        docstring). The probe is no check's: its time counts against none."""
+        for function in [name for name in self._timed_out_in if name not in self._probed]:
+            self._probed.add(function)
+            args, described = SMALL_CALLS[function]
+            self._check, self._check_started, self.example_calls = None, time.monotonic(), []
+            try:
+                self._exchange(function, list(args), {}, False)
+            except CallTimedOut:
+                check = self._timed_out_in[function]
+                self._hangs[function] = hangs = CallTimedOut(
+                    f"{function}() hangs on every input: it did not return within {self.limits.call_timeout:g} s "
+                    f"in check {check}, nor when called again on {described}, so this check did not wait for it"
+                )
+                hangs.caused_by_input = False  # no input of this check was sent
+            except SubmissionError:
+                pass  # it raised, or broke, without hanging
 
     def _ready_worker(self) -> Worker:
         if self._worker is not None:

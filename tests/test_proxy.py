@@ -92,6 +92,42 @@ def test_a_hung_call_times_out_then_fails_fast_for_the_rest_of_the_check(open_su
     assert A.shape == (2, 2)
 
 
+def test_a_function_that_hangs_on_every_input_fails_later_checks_at_once(open_submission):
+    submission = open_submission(SUBMISSIONS / "sleeps_in_softmax.py")
+    submission.begin_check("softmax.first")
+    with pytest.raises(CallTimedOut, match=r"did not return within 1 s$"):
+        submission.softmax(np.zeros(2))
+    submission.begin_check("softmax.second")  # softmax is called again on a small input, and hangs
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match=r"hangs on every input: .* in check softmax\.first, nor when called again"):
+        submission.softmax(np.zeros(2))
+    assert time.monotonic() - started < 0.1
+    out, A = submission.attention(np.eye(2), np.eye(2), np.eye(2))  # its other functions are still called
+    assert A.shape == (2, 2)
+
+
+def test_a_function_that_hangs_on_some_inputs_is_still_called(open_submission):
+    submission = open_submission(SUBMISSIONS / "hangs_on_large_inputs.py")
+    submission.begin_check("softmax.first")
+    with pytest.raises(CallTimedOut):
+        submission.softmax(np.zeros(8))
+    submission.begin_check("softmax.second")  # the small input is answered: no verdict
+    assert submission.softmax(np.zeros(2)).tolist() == [0.5, 0.5]
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match=r"did not return within 1 s$"):
+        submission.softmax(np.zeros(8))
+    assert time.monotonic() - started > 0.9  # waited for, as any call
+
+
+def test_a_timeout_outside_a_check_starts_no_probe(open_submission):
+    submission = open_submission(SUBMISSIONS / "sleeps_in_softmax.py")
+    with pytest.raises(CallTimedOut):
+        submission.softmax(np.zeros(2))  # begun as no check (pictures and diagnoses are not checks)
+    submission.begin_check("softmax.next")
+    with pytest.raises(CallTimedOut, match=r"did not return within 1 s$"):
+        submission.softmax(np.zeros(2))
+
+
 def test_a_check_past_its_budget_times_out(open_submission):
     submission = open_submission(REFERENCE, Limits(call_timeout=1.0, check_budget=1.0))
     submission.softmax(np.zeros(2))
