@@ -1,27 +1,26 @@
-"""Grade a folder of submissions: find them, grade them in parallel, write the gradebook.
+"""Grade a folder of submissions: find them, grade them (grader.executors), write the gradebook.
 
 A submission is ``DIR/<id>.py`` or ``DIR/<id>/attention.py``, or the same as a notebook
 (``.ipynb``). Each gets ``OUT/<id>.json``; the batch ends with ``OUT/summary.json`` and
-``OUT/grades.csv``.
+``OUT/grades.csv``. This module is the batch's only writer, whichever executor grades.
 One bad submission never stops the batch: it gets a report with status ``error``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
-import queue
 import statistics
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader import __version__
 from grader.errors import UsageError
+from grader.executors import Executor, local
 from grader.formats.gradebook import grades_csv
-from grader.grading import grade_files
 from grader.report import (
     SCHEMA_VERSION,
     Report,
@@ -31,17 +30,11 @@ from grader.report import (
     write_atomic,
 )
 from grader.rubric import Rubric
-from grader.runner import CheckProcess
 from grader.sandbox import Limits
 from grader.scoring import rubric_summary
 
 RESERVED_IDS = frozenset({"summary", "index"})  # summary.json; index.html (--html)
 SUFFIXES = (".py", ".ipynb")  # in order of preference, for one student's two files
-# Submissions graded in one check run (one pytest session): enough to pay a session's
-# start-up once for several, few enough that a run broken by one of them is soon run
-# again one at a time. Measured on the benchmark's 40 (2 jobs): 1 per run 4.8-5.0 s
-# with no traces, 4 per run 4.5-4.6 s, 8 per run 4.1-4.2 s, 16 no faster than 8.
-CHUNK_SIZE = 8
 
 
 @dataclass(frozen=True)
@@ -85,7 +78,8 @@ def grade_folder(
     rubric: Rubric,
     limits: Limits,
     *,
-    jobs: int,
+    jobs: int = 1,
+    executor: Executor | None = None,
     regrade: bool = False,
     on_report: Callable[[Report, int, int, bool], None] = lambda report, done, total, kept: None,
 ) -> list[Report]:
@@ -93,10 +87,11 @@ def grade_folder(
     without their details (see report.without_details, and :func:`read_in_full`), so
     memory does not grow with the batch.
 
-    A report already in ``out`` for the same file content, rubric, grader version and
-    sandbox is kept (so a killed batch resumes where it stopped) unless ``regrade``.
-    ``on_report(report, done, total, kept)`` is called with each full report as its
-    submission finishes.
+    ``executor`` grades (grader.executors; by default :mod:`grader.executors.local` with
+    ``jobs`` jobs). A report already in ``out`` for the same file content, rubric, grader
+    version and sandbox is kept (so a killed batch resumes where it stopped) unless
+    ``regrade``. ``on_report(report, done, total, kept)`` is called with each full report
+    as its submission finishes.
     """
     submissions = find_submissions(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,27 +100,17 @@ def grade_folder(
     for submission in submissions:
         kept = None if regrade else _kept_report(out, submission, rubric, limits)
         if kept is None:
-            pending.append(submission)
+            pending.append((submission.path, submission.student))
         else:
             reports.append(without_details(kept))
             on_report(kept, len(reports), len(submissions), True)
-    # One long-lived check process per job: each takes the next few submissions when it is free.
-    with contextlib.ExitStack() as processes:
-        idle: queue.SimpleQueue[CheckProcess] = queue.SimpleQueue()
-        for _ in range(min(jobs, len(pending))):
-            idle.put(processes.enter_context(CheckProcess()))
-        pool = ThreadPoolExecutor(max_workers=jobs)
-        try:
-            # No list of the futures is kept here: each holds its chunk's reports in full,
-            # and as_completed lets go of each once it is taken.
-            for future in as_completed([pool.submit(_grade_chunk, c, rubric, limits, idle) for c in _chunks(pending, jobs)]):
-                for report in future.result():
-                    write_atomic(out / f"{report.student}.json", to_json(report))
-                    reports.append(without_details(report))
-                    on_report(report, len(reports), len(submissions), False)
-        finally:
-            # On Ctrl-C, start nothing new; gradings in flight finish without writing.
-            pool.shutdown(wait=True, cancel_futures=True)
+    grade = executor or functools.partial(local.reports, jobs=jobs)
+    # Closed at once on Ctrl-C: the executor starts nothing new, and what is in flight is dropped.
+    with contextlib.closing(grade(pending, rubric, limits)) as graded:
+        for report in graded:
+            write_atomic(out / f"{report.student}.json", to_json(report))
+            reports.append(without_details(report))
+            on_report(report, len(reports), len(submissions), False)
     reports.sort(key=lambda report: report.student)
     write_atomic(out / "summary.json", json.dumps(summary(reports, rubric), indent=2) + "\n")
     write_atomic(out / "grades.csv", grades_csv(reports, rubric))
@@ -141,29 +126,6 @@ def read_in_full(out: Path, reports: list[Report]) -> Iterator[Report]:
         except (OSError, UnicodeDecodeError):
             full = None
         yield full if full is not None and full.student == report.student else report
-
-
-def _chunks(pending: list[SubmissionFile], jobs: int) -> list[list[SubmissionFile]]:
-    """Consecutive runs of submissions for one check run each: up to CHUNK_SIZE, so a
-    pytest session's start-up is paid once for several, and single ones at the end of
-    the batch, so no job waits long for the last chunk of another."""
-    chunks = []
-    start = 0
-    while start < len(pending):
-        size = max(1, min(CHUNK_SIZE, (len(pending) - start) // (2 * jobs)))
-        chunks.append(pending[start : start + size])
-        start += size
-    return chunks
-
-
-def _grade_chunk(
-    chunk: list[SubmissionFile], rubric: Rubric, limits: Limits, idle: queue.SimpleQueue[CheckProcess]
-) -> list[Report]:
-    checks = idle.get()
-    try:
-        return grade_files([(submission.path, submission.student) for submission in chunk], rubric, limits, checks)
-    finally:
-        idle.put(checks)
 
 
 def _kept_report(out: Path, submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Report | None:

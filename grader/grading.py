@@ -1,7 +1,14 @@
-"""Grade one submission file: read it (grader.sources), run the checks, score them into a report."""
+"""Grade submission files: read each (grader.sources), run the checks, score them into a report.
+
+The steps are apart so that a batch can run the middle one elsewhere (grader.executors):
+:func:`prepare` reads a file where the grader runs, :func:`check_runs` runs the checks in a
+check process (locally, or on a cluster's worker), and :func:`report_of` scores what they
+found, again where the grader runs.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from dataclasses import dataclass
@@ -9,16 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from grader import bounds, sources
+from grader.claims import Claims
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
-from grader.runner import CheckProcess, CheckRun, run_checks
+from grader.runner import CheckProcess, CheckRun
 from grader.sandbox import Limits
 from grader.scoring import failed_run, score
 
 
 @dataclass(frozen=True)
-class _Prepared:
+class Prepared:
     """A submission's bytes and report identity, or the report of a file that cannot be graded."""
 
     identity: dict[str, Any]
@@ -27,30 +35,106 @@ class _Prepared:
     unusable: Report | None
 
 
-def _prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None) -> _Prepared:
+@dataclass(frozen=True)
+class RunFailure:
+    """A check run that could not grade a submission: why, and after how long."""
+
+    message: str
+    duration_s: float
+
+
+Outcome = CheckRun | RunFailure
+
+
+def prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None = None) -> Prepared:
+    """Read ``path`` once: the bytes every check run of it grades, and its report's identity.
+    A file that cannot be graded (not Python, an empty notebook) comes with its ``error``
+    report; one that cannot be read at all raises :class:`UsageError`."""
     content = sources.read_bytes(path)
     identity = {
         "student": student or path.stem,
         "submission": str(path),
         "submission_sha256": hashlib.sha256(content).hexdigest(),
         "sandbox": limits.isolation,
-        "bounds": bounds.enforced(limits),
     }
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
         identity["source"] = sources.parse(content, suffix=suffix).summary()
     except sources.Unusable as error:
-        unusable = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **identity)
-        return _Prepared(identity, content, suffix, unusable)
-    return _Prepared(identity, content, suffix, None)
+        unusable = failed_run(
+            rubric, str(error), kind="unusable_submission", duration_s=0.0, bounds=bounds.enforced(limits), **identity
+        )
+        return Prepared(identity, content, suffix, unusable)
+    return Prepared(identity, content, suffix, None)
 
 
-def _scored(prepared: _Prepared, rubric: Rubric, run: CheckRun) -> Report:
+def prepare_in_batch(path: Path, rubric: Rubric, limits: Limits, student: str) -> Prepared:
+    """:func:`prepare`, where a file that cannot be read gets an ``error`` report too."""
+    try:
+        return prepare(path, rubric, limits, student)
+    except UsageError as error:
+        identity = {"student": student, "submission": str(path), "submission_sha256": "", "sandbox": limits.isolation}
+        report = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **identity)
+        return Prepared(identity, b"", "", report)
+
+
+def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any]) -> Report:
+    """The report of a prepared submission whose check run ended with ``outcome``, in a
+    sandbox with ``sandbox_bounds`` (grader.bounds.enforced, where the run was)."""
+    if isinstance(outcome, RunFailure):
+        return failed_run(
+            rubric, outcome.message, kind="grader_error", duration_s=outcome.duration_s,
+            bounds=sandbox_bounds, **prepared.identity,
+        )
     return score(
-        rubric, run.results, diagnoses=run.diagnoses, pictures=run.pictures, duration_s=run.duration_s,
-        **prepared.identity,
+        rubric, outcome.results, diagnoses=outcome.diagnoses, pictures=outcome.pictures,
+        duration_s=outcome.duration_s, bounds=sandbox_bounds, **prepared.identity,
     )
+
+
+def check_runs(
+    submissions: list[tuple[bytes, str]],
+    rubric: Rubric,
+    limits: Limits,
+    checks: CheckProcess,
+    claims: Claims | None = None,
+) -> list[Outcome | None]:
+    """What the checks found for each ``(content, suffix)``, graded in one check run (see
+    :meth:`CheckProcess.run_many`), in order, each as it would be alone.
+
+    A run that breaks is run again one submission at a time, so that only one that breaks
+    it alone gets a :class:`RunFailure`; so is one that took longer than
+    ``limits.submission_budget`` in the shared run (the budget is a submission's own, not
+    borrowed from the others'). With ``claims`` (grader.claims), the submissions another
+    job took over are None, and never graded here.
+    """
+    outcomes: list[Outcome | None] = [None] * len(submissions)
+    again = list(range(len(submissions)))
+    if len(submissions) > 1 or claims is not None:
+        try:
+            runs = checks.run_many(
+                [content for content, _ in submissions], rubric, limits,
+                suffixes=[suffix for _, suffix in submissions], claims=claims and claims.folder,
+            )
+        except GradingFailed:
+            runs = None
+        if runs is not None:
+            taken_over = claims.taken_over if claims is not None else set()
+            again = [index for index, run in enumerate(runs) if index not in taken_over and run.duration_s > limits.submission_budget]
+            for index, run in enumerate(runs):
+                if index not in taken_over and index not in again:
+                    outcomes[index] = run
+    for index in again:
+        if claims is not None and not claims.keep(index):
+            continue
+        content, suffix = submissions[index]
+        started = time.monotonic()
+        try:
+            outcomes[index] = checks.run(content, rubric, limits, suffix=suffix)
+        except GradingFailed as error:
+            outcomes[index] = RunFailure(str(error), time.monotonic() - started)
+    return outcomes
 
 
 def grade_file(
@@ -61,60 +145,21 @@ def grade_file(
     ``checks`` is the check process to run in (a new one when None). Raises
     :class:`UsageError` only when the file cannot be read.
     """
-    prepared = _prepare(path, rubric, limits, student)
+    prepared = prepare(path, rubric, limits, student)
     if prepared.unusable is not None:
         return prepared.unusable
-    started = time.monotonic()
-    try:
-        run = (checks.run if checks is not None else run_checks)(prepared.content, rubric, limits, suffix=prepared.suffix)
-    except GradingFailed as error:
-        return failed_run(rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **prepared.identity)
-    return _scored(prepared, rubric, run)
+    with contextlib.ExitStack() as stack:
+        (outcome,) = check_runs(
+            [(prepared.content, prepared.suffix)], rubric, limits, checks or stack.enter_context(CheckProcess())
+        )
+    return report_of(prepared, rubric, outcome, bounds.enforced(limits))
 
 
 def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, checks: CheckProcess) -> list[Report]:
-    """Reports for ``(path, student)`` pairs, graded in one check run (see
-    :meth:`CheckProcess.run_many`), in order, each as it would be alone. A file that
-    cannot be read gets an error report. A run that breaks is run again one file at a
-    time, so that only a file that breaks it alone gets an ``error`` report; so is a file
-    that took longer than ``limits.submission_budget`` in the shared run (the budget is
-    a submission's own, not borrowed from the others')."""
-    reports: list[Report | None] = []
-    graded: list[tuple[int, _Prepared]] = []
-    for path, student in files:
-        try:
-            prepared = _prepare(path, rubric, limits, student)
-        except UsageError as error:
-            reports.append(failed_run(
-                rubric, str(error), kind="unusable_submission", student=student, submission=str(path),
-                submission_sha256="", sandbox=limits.isolation, duration_s=0.0,
-            ))
-            continue
-        reports.append(prepared.unusable)
-        if prepared.unusable is None:
-            graded.append((len(reports) - 1, prepared))
-    if len(graded) > 1:
-        try:
-            runs = checks.run_many(
-                [prepared.content for _, prepared in graded], rubric, limits,
-                suffixes=[prepared.suffix for _, prepared in graded],
-            )
-        except GradingFailed:
-            runs = None
-        if runs is not None:
-            over_budget = []
-            for (index, prepared), run in zip(graded, runs):
-                if run.duration_s > limits.submission_budget:
-                    over_budget.append((index, prepared))
-                else:
-                    reports[index] = _scored(prepared, rubric, run)
-            graded = over_budget
-    for index, prepared in graded:
-        started = time.monotonic()
-        try:
-            reports[index] = _scored(prepared, rubric, checks.run(prepared.content, rubric, limits, suffix=prepared.suffix))
-        except GradingFailed as error:
-            reports[index] = failed_run(
-                rubric, str(error), kind="grader_error", duration_s=time.monotonic() - started, **prepared.identity
-            )
-    return reports
+    """Reports for ``(path, student)`` pairs, graded in one check run as :func:`check_runs`
+    says; a file that cannot be read gets an ``error`` report."""
+    prepared = [prepare_in_batch(path, rubric, limits, student) for path, student in files]
+    usable = [item for item in prepared if item.unusable is None]
+    outcomes = iter(check_runs([(item.content, item.suffix) for item in usable], rubric, limits, checks))
+    sandbox_bounds = bounds.enforced(limits)
+    return [item.unusable or report_of(item, rubric, next(outcomes), sandbox_bounds) for item in prepared]

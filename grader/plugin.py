@@ -28,6 +28,7 @@ import pytest
 from hypothesis.errors import Flaky
 
 from grader import counterexample, diagnoses, sources, traces
+from grader.claims import claim
 from grader.errors import UsageError
 from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
@@ -42,6 +43,7 @@ EXTRAS = pytest.StashKey["ReportExtras"]()
 COLLECT_CHECKS = pytest.StashKey[bool]()
 REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
+CLAIMED = pytest.StashKey[dict]()  # submission index -> whether this run grades it
 CHECKS_PACKAGE = "grader.checks."
 
 
@@ -95,12 +97,26 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args = [str(CHECKS_FOLDER)]
             config.stash[COLLECT_CHECKS] = True
         config.stash[SUBMISSIONS] = submissions = [Submission(_read(Path(path)), limits) for path in paths]
-        submissions[0].start_worker()  # it imports the submission while pytest collects the checks
+        if _claimed(config, 0):
+            submissions[0].start_worker()  # it imports the submission while pytest collects the checks
         if config.getoption("json_report", False):  # what the grader reads; a student's pytest does not
             config.stash[EXTRAS] = ReportExtras(len(submissions))
             config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
         if student_view:
             config.pluginmanager.register(StudentView(config), "attention-student-view")
+
+
+def _claimed(config: pytest.Config, index: int) -> bool:
+    """Whether this run grades submission ``index``: yes, unless the batch named a claims
+    folder (grader.claims) and another job claimed it first. Decided once, just before
+    the submission's worker starts."""
+    folder = config.getoption("attention_claims")
+    if folder is None:
+        return True
+    decided = config.stash.setdefault(CLAIMED, {})
+    if index not in decided:
+        decided[index] = claim(Path(folder), index)
+    return decided[index]
 
 
 def _warn(message: str) -> None:
@@ -394,8 +410,18 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if EXTRAS in item.config.stash:
         item.config.stash[EXTRAS].explain(index, submission)
     submission.close()
-    if nextitem is not None and _checks_a_submission(nextitem):
+    if nextitem is not None and _checks_a_submission(nextitem) and _claimed(nextitem.config, _submission_index(nextitem)):
         submission_of(nextitem).start_worker()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """The checks of a submission another job took over (see :func:`_claimed`) do not run
+    here, and leave no report. Whole submissions are skipped, and every submission's
+    checks start with the same one, so pytest's setup state stays as it expects."""
+    if _checks_a_submission(item) and not _claimed(item.config, _submission_index(item)):
+        return True
+    return None
 
 
 @pytest.hookimpl(optionalhook=True)

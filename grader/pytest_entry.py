@@ -41,6 +41,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "default: the grader's cache folder)",
     )
     group.addoption("--attention-live", action="store_true", help="run every check live, without replay")
+    group.addoption(
+        "--attention-claims",
+        metavar="DIR",
+        help="the grader's batches: claim each submission in DIR before grading it, and skip one "
+        "another job claimed (see grader.claims)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -65,10 +65,19 @@ class CheckRun:
 
 
 def pytest_arguments(
-    submissions: list[Path], rubric: Rubric, limits: Limits, workdir: Path, *, replay: bool = True
+    submissions: list[Path],
+    rubric: Rubric,
+    limits: Limits,
+    workdir: Path,
+    *,
+    replay: bool = True,
+    claims: Path | None = None,
 ) -> list[str]:
-    """The pytest command line that runs the checks on ``submissions`` (without ``python -m pytest``)."""
+    """The pytest command line that runs the checks on ``submissions`` (without ``python -m
+    pytest``); with ``claims``, a folder of grader.claims, only those this run claims."""
     replay_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
+    if claims is not None:
+        replay_options.append(f"--attention-claims={claims}")
     return [
         str(CHECKS_FOLDER),
         "-c",
@@ -177,11 +186,14 @@ class CheckProcess:
         *,
         suffixes: list[str] | None = None,
         replay: bool = True,
+        claims: Path | None = None,
     ) -> list[CheckRun]:
         """:meth:`run` for several submissions in one pytest session (its start-up, about
         20 ms, is paid once), each graded exactly as alone: its checks in the same order,
         with a worker of its own. One that breaks the run breaks it for all of them.
-        ``suffixes`` are their files' (all ``.py`` when None)."""
+        ``suffixes`` are their files' (all ``.py`` when None). With ``claims`` (a folder of
+        grader.claims), a submission another job claimed is skipped: its entry then says
+        nothing, and its caller knows to ignore it."""
         if self._process is None:
             self._start()
         with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
@@ -193,7 +205,7 @@ class CheckProcess:
                 submissions[-1].parent.mkdir()
                 submissions[-1].write_bytes(content)
             output = workdir / "pytest-output.txt"
-            arguments = pytest_arguments(submissions, rubric, limits, workdir, replay=replay)
+            arguments = pytest_arguments(submissions, rubric, limits, workdir, replay=replay, claims=claims)
             code = self._exchange({"args": arguments, "output": str(output)}, limits.submission_budget * len(contents))
             if code not in (0, 1):
                 raise GradingFailed(f"the check run failed (pytest exit {code}): {_tail(output)}")

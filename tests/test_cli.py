@@ -231,7 +231,7 @@ def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_
 def test_a_killed_batch_resumes_without_half_written_reports(tmp_path, small_rubric, stop, isolation):
     submissions, out = tmp_path / "submissions", tmp_path / "out"
     submissions.mkdir()
-    students = [f"student{number}" for number in range(6)]
+    students = [f"student{number:02d}" for number in range(24)]  # enough left to stop mid-batch under load
     for student in students:
         shutil.copyfile(REFERENCE, submissions / f"{student}.py")
     command = [sys.executable, "-m", "grader", "grade", str(submissions), "--out", str(out),
