@@ -19,10 +19,14 @@ import json
 import os
 import pkgutil
 import shutil
+import signal
 import sys
+import threading
+import time
 
 from grader import workers
 
+PARENT_POLL_S = 0.5
 # Where bubblewrap is installed, its zygote starts first: the sandbox imports numpy on the
 # other core while this process imports pytest and Hypothesis. (If the grader then runs
 # workers as plain processes, it is never asked for anything and dies with this process.)
@@ -67,7 +71,24 @@ def _run(args: list[str], output: str) -> int:
                 os.close(original)
 
 
+def _die_with_parent() -> None:
+    """End this process, with its group, once its parent is gone. A Dask nanny that kills
+    its worker (the parent here) kills nothing else, and a killed grader cannot end this
+    process itself; a run in progress would go on grading for nobody. (Not
+    PR_SET_PDEATHSIG: that fires when the parent's thread that started this process ends,
+    and a worker's threads come and go.)"""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main() -> None:
+    _die_with_parent()
     requests, replies = _claim_protocol_fds()
     with os.fdopen(requests, "r", encoding="utf-8") as incoming, os.fdopen(replies, "w", encoding="utf-8") as outgoing:
         for line in incoming:

@@ -7,6 +7,8 @@ check results, and grading them exits 0).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -130,14 +132,21 @@ def _limits(
     sandbox: str,
     *,
     self_check: bool = False,
+    on_cluster: bool = False,
 ) -> Limits:
+    if on_cluster:
+        # Whether this machine has bubblewrap says nothing of the workers: auto means
+        # bubblewrap there, and grader.executors.cluster checks that each can start it.
+        isolation = "process" if sandbox == "process" else "bubblewrap"
+    else:
+        isolation = resolve_isolation(sandbox, self_check=self_check, warn=_warn)
     return Limits(
         call_timeout=call_timeout,
         check_budget=check_budget,
         submission_budget=submission_budget,
         memory_mb=memory_mb,
         max_processes=max_processes,
-        isolation=resolve_isolation(sandbox, self_check=self_check, warn=_warn),
+        isolation=isolation,
     )
 
 
@@ -218,6 +227,19 @@ def check(
     help="Submissions graded at the same time.",
 )
 @click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786, tls://host:8786) "
+    "instead of this machine's cores; needs the dask extra.",
+)
+@click.option(
+    "--scheduler-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Grade on the Dask cluster whose scheduler wrote FILE (dask scheduler --scheduler-file, dask-jobqueue).",
+)
+@click.option(
     "--regrade", is_flag=True, help="Grade every submission again, even those whose report in OUT is current."
 )
 @click.option(
@@ -232,10 +254,14 @@ def check(
     help="The Canvas assignment column, e.g. 'Attention head (12345)' (default: the rubric's title).",
 )
 @shared_options
+@click.pass_context
 def grade(
+    ctx: click.Context,
     folder: Path,
     out: Path,
     jobs: int,
+    scheduler: str | None,
+    scheduler_file: Path | None,
     regrade: bool,
     html: bool,
     junit: bool,
@@ -251,16 +277,31 @@ def grade(
     already in OUT for the same file, rubric and grader version is kept, so a batch
     that was stopped resumes where it left off.
     """
+    if scheduler is not None and scheduler_file is not None:
+        raise UsageError("give --scheduler or --scheduler-file, not both")
+    on_cluster = scheduler is not None or scheduler_file is not None
+    if on_cluster and ctx.get_parameter_source("jobs") == click.core.ParameterSource.COMMANDLINE:
+        raise UsageError("--jobs is for this machine's cores; on a cluster, each `dask worker --nworkers N` sets its own")
     chosen = _rubric(rubric)
-    chosen_limits = _limits(**limits)
-    shortfall = shortfalls(enforced(chosen_limits))
-    if shortfall is not None:
-        _warn(shortfall)
-    progress = BatchProgress()
-    try:
-        reports = grade_folder(folder, out, chosen, chosen_limits, jobs=jobs, regrade=regrade, on_report=progress)
-    finally:
-        progress.finish()
+    chosen_limits = _limits(**limits, on_cluster=on_cluster)
+    with contextlib.ExitStack() as stack:
+        if on_cluster:
+            from grader.executors import cluster  # Dask is imported only for a cluster
+
+            client, sandbox_bounds = cluster.connect(cluster.Cluster(scheduler, scheduler_file), chosen_limits)
+            stack.callback(client.close)
+            executor = functools.partial(cluster.reports, client=client)
+        else:
+            executor, sandbox_bounds = None, [enforced(chosen_limits)]
+        for shortfall in sorted({shortfalls(found) for found in sandbox_bounds if found} - {None}):
+            _warn(shortfall)
+        progress = BatchProgress()
+        try:
+            reports = grade_folder(
+                folder, out, chosen, chosen_limits, jobs=jobs, executor=executor, regrade=regrade, on_report=progress
+            )
+        finally:
+            progress.finish()
     if html:
         write_pages(read_in_full(out, reports), out)
     if junit:

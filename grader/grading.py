@@ -79,9 +79,9 @@ def prepare_in_batch(path: Path, rubric: Rubric, limits: Limits, student: str) -
         return Prepared(identity, b"", "", report)
 
 
-def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any]) -> Report:
+def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any] | None) -> Report:
     """The report of a prepared submission whose check run ended with ``outcome``, in a
-    sandbox with ``sandbox_bounds`` (grader.bounds.enforced, where the run was)."""
+    sandbox with ``sandbox_bounds`` (grader.bounds.enforced, where the run was; None: not known)."""
     if isinstance(outcome, RunFailure):
         return failed_run(
             rubric, outcome.message, kind="grader_error", duration_s=outcome.duration_s,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import threading
 
-import pytest
 
 from conftest import HEADS, REFERENCE, TESTS
 from grader.batch import grade_folder
