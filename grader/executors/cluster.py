@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import queue
 import shutil
 import tempfile
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__, bounds
-from grader.errors import UsageError
+from grader.errors import GradingFailed, UsageError
 from grader.examples import cache_key
 from grader.grading import Outcome, Prepared, RunFailure, check_runs, prepare_in_batch, report_of
 from grader.report import Report
@@ -162,6 +163,11 @@ def connect(cluster: Cluster, limits: Limits) -> tuple[Client, list[dict[str, An
         client.close()
         raise UsageError(problems)
     client.register_plugin(CheckProcesses())
+    # From here the command says in one line what went wrong; Dask's client would also log
+    # its tracebacks (a lost scheduler, say) to stderr.
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     return client, [fact["bounds"] for fact in facts.values()]
 
 
@@ -233,6 +239,15 @@ def reports(
                 yield report_of(prepared[0], rubric, _killed(error), None)
         except WorkerMismatch as error:
             raise UsageError(f"a Dask worker cannot grade as this command would: {error}") from None
+        except Exception as error:
+            # The task broke on its worker, or the scheduler went away: no report for it
+            # (an error report would be kept as current); running the command again
+            # grades what is missing.
+            reason = " ".join(str(error).split())  # Dask's messages run over several lines
+            raise GradingFailed(
+                f"the cluster could not grade a task ({type(error).__name__}: {reason}); the reports written so "
+                "far are kept: run the command again to grade the rest"
+            ) from None
         else:
             for item, outcome in zip(prepared, data["outcomes"]):
                 yield report_of(item, rubric, _outcome(outcome), data["bounds"])
