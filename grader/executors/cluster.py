@@ -36,6 +36,7 @@ from typing import Any
 from grader import __version__, bounds
 from grader.errors import GradingFailed, UsageError
 from grader.examples import cache_key
+from grader.executors import chunk_size
 from grader.grading import Outcome, Prepared, RunFailure, check_runs, prepare_in_batch, report_of
 from grader.report import Report
 from grader.rubric import Rubric, load_rubric
@@ -48,7 +49,6 @@ except ImportError:  # the dask extra is not installed: only `--scheduler` needs
     Client = WorkerPlugin = None
 
 PLUGIN_NAME = "attention-grader-checks"
-CHUNK_SIZE = 8  # as grader.executors.local: submissions in one task at most
 TASKS_PER_THREAD = 2  # tasks sent ahead per worker thread: enough to keep each busy, memory flat
 CONNECT_TIMEOUT_S = 10
 WORKERS_TIMEOUT_S = 60
@@ -218,7 +218,7 @@ def reports(
         threads = sum(client.nthreads().values()) or 1
         unusable = []
         while waiting and len(in_flight) < TASKS_PER_THREAD * threads:
-            size = max(1, min(CHUNK_SIZE, len(waiting) // (2 * threads)))
+            size = chunk_size(len(waiting), threads)
             chunk = [prepare_in_batch(path, rubric, limits, student) for path, student in (waiting.pop() for _ in range(size))]
             unusable += [item.unusable for item in chunk if item.unusable is not None]
             usable = [item for item in chunk if item.unusable is None]

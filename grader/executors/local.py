@@ -22,16 +22,13 @@ from pathlib import Path
 
 from grader import bounds
 from grader.claims import Claims
+from grader.executors import chunk_size
 from grader.grading import Prepared, check_runs, prepare_in_batch, report_of
 from grader.report import Report
 from grader.rubric import Rubric
 from grader.runner import CheckProcess
 from grader.sandbox import Limits
 
-# Submissions graded in one check run at most. Measured on the benchmark's 40 (2 jobs):
-# 1 per run 4.8-5.0 s with no traces, 4 per run 4.5-4.6 s, 8 per run 4.1-4.2 s, 16 no
-# faster than 8.
-CHUNK_SIZE = 8
 _POLL_S = 0.2  # how often the waiting command looks up, so that Ctrl-C reaches it
 
 
@@ -68,8 +65,7 @@ class _Schedule:
             if self.stopped:
                 return []
             if self._waiting:
-                size = max(1, min(CHUNK_SIZE, len(self._waiting) // (2 * self._jobs)))
-                return [self._waiting.popleft() for _ in range(size)]
+                return [self._waiting.popleft() for _ in range(chunk_size(len(self._waiting), self._jobs))]
             runs = [(len(run.claims.unstarted()), run) for run in self._running]
             unstarted, run = max(runs, key=lambda pair: pair[0], default=(0, None))
             if not unstarted:
