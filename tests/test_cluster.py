@@ -157,6 +157,33 @@ def test_a_task_whose_workers_keep_dying_is_split_and_then_given_up(tmp_path, ru
         assert data == local[student], student
 
 
+def test_a_task_that_never_ends_is_given_up(tmp_path, rubric, isolation, monkeypatch):
+    """A worker that retires every 4 s never finishes the looping head (about 10 s), and
+    Dask starts its task again each time without counting a failure; the command gives
+    it up at its deadline (twice its budget here) with an error report."""
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    shutil.copyfile(LOOPS, folder / "loops.py")
+    limits = Limits(isolation=isolation, submission_budget=15.0)
+    monkeypatch.setattr(cluster, "WORKER_START_S", 0.0)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, lifetime="4s", lifetime_restart=True
+    ) as local:
+        client, _ = cluster.connect(cluster.Cluster(local.scheduler_address), limits)
+        with client:
+            started = time.monotonic()
+            arrived = []
+            reports = cluster.reports([(folder / "loops.py", "loops")], rubric, limits, client=client)
+            consumer = threading.Thread(target=lambda: arrived.extend(reports), daemon=True)
+            consumer.start()
+            consumer.join(timeout=120)  # without a deadline it would wait forever
+            assert not consumer.is_alive()
+    assert 30 <= time.monotonic() - started < 60
+    (report,) = arrived
+    assert report.status == "error"
+    assert report.error == "the grader could not finish grading this submission: its task did not end within 30 s"
+
+
 class Processes:
     """`dask scheduler` and `dask worker` commands, each in a session of its own with its
     output in a file (an inherited pipe could hang the test), stopped by process group."""

@@ -27,6 +27,7 @@ import logging
 import queue
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -44,13 +45,15 @@ from grader.runner import CheckProcess, CheckResult, CheckRun
 from grader.sandbox import Limits, bubblewrap_works
 
 try:
-    from distributed import Client, KilledWorker, WorkerPlugin, as_completed, get_worker
+    from distributed import Client, KilledWorker, WorkerPlugin, get_worker, wait
 except ImportError:  # the dask extra is not installed: only `--scheduler` needs it
     Client = WorkerPlugin = None
 
 PLUGIN_NAME = "attention-grader-checks"
 TASKS_PER_THREAD = 2  # tasks sent ahead per worker thread: enough to keep each busy, memory flat
 CONNECT_TIMEOUT_S = 10
+POLL_S = 1.0  # how often the command looks for overdue tasks
+WORKER_START_S = 120
 WORKERS_TIMEOUT_S = 60
 
 
@@ -197,12 +200,17 @@ def reports(
 ) -> Iterator[Report]:
     """The report of each ``(path, student)``, graded on ``client``'s cluster (see
     :func:`connect`), in no fixed order; tasks are sent a few at a time, so memory stays
-    flat however large the batch."""
+    flat however large the batch.
+
+    A task Dask gives up on (:class:`KilledWorker`), or one still not done long after its
+    submissions' budgets (:func:`_deadline`: a task started again each time its worker
+    retired, say), is split into single submissions; a single one that fails so gets an
+    ``error`` report. So the batch ends, whatever happens to the workers.
+    """
     rubric_file = Path(rubric.path)
     rubric_args = (rubric_file.name, rubric_file.read_bytes(), limits, cache_key())
     waiting = list(reversed(files))
-    in_flight: dict[Any, list[Prepared]] = {}
-    completed = as_completed()
+    in_flight: dict[Any, tuple[list[Prepared], float]] = {}  # future -> its submissions, its deadline
 
     def send(prepared: list[Prepared]) -> None:
         # Named after its first submission, so the dashboard says what each task grades.
@@ -210,8 +218,7 @@ def reports(
         future = client.submit(
             grade_task, [(item.content, item.suffix) for item in prepared], *rubric_args, key=key, retries=0
         )
-        in_flight[future] = prepared
-        completed.add(future)
+        in_flight[future] = (prepared, time.monotonic() + _deadline(len(prepared), limits))
 
     def send_more() -> Iterator[Report]:
         """Send tasks until enough are in flight; then the reports of files that are no submission."""
@@ -226,41 +233,55 @@ def reports(
                 send(usable)
         yield from unusable
 
+    def given_up(prepared: list[Prepared], reason: str) -> Iterator[Report]:
+        if len(prepared) > 1:
+            for item in prepared:
+                send([item])
+            return
+        failure = RunFailure(f"the grader could not finish grading this submission: {reason}", 0.0)
+        yield report_of(prepared[0], rubric, failure, None)
+
     yield from send_more()
-    for future in completed:
-        prepared = in_flight.pop(future)
+    while in_flight:
         try:
-            data = future.result()
-        except KilledWorker as error:
-            if len(prepared) > 1:
-                for item in prepared:
-                    send([item])
+            done = wait(list(in_flight), timeout=POLL_S, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            done = set()
+        for future in list(in_flight):
+            prepared, deadline = in_flight[future]
+            if future not in done:
+                if time.monotonic() > deadline:
+                    del in_flight[future]
+                    client.cancel([future])
+                    yield from given_up(prepared, f"its task did not end within {_deadline(len(prepared), limits):g} s")
+                continue
+            del in_flight[future]
+            try:
+                data = future.result()
+            except KilledWorker:
+                yield from given_up(prepared, "each cluster worker that tried died before it was done")
+            except WorkerMismatch as error:
+                raise UsageError(f"a Dask worker cannot grade as this command would: {error}") from None
+            except Exception as error:
+                # The task broke on its worker, or the scheduler went away: no report for
+                # it (an error report would be kept as current); running the command
+                # again grades what is missing.
+                reason = " ".join(str(error).split())  # Dask's messages run over several lines
+                raise GradingFailed(
+                    f"the cluster could not grade a task ({type(error).__name__}: {reason}); the reports written so "
+                    "far are kept: run the command again to grade the rest"
+                ) from None
             else:
-                yield report_of(prepared[0], rubric, _killed(error), None)
-        except WorkerMismatch as error:
-            raise UsageError(f"a Dask worker cannot grade as this command would: {error}") from None
-        except Exception as error:
-            # The task broke on its worker, or the scheduler went away: no report for it
-            # (an error report would be kept as current); running the command again
-            # grades what is missing.
-            reason = " ".join(str(error).split())  # Dask's messages run over several lines
-            raise GradingFailed(
-                f"the cluster could not grade a task ({type(error).__name__}: {reason}); the reports written so "
-                "far are kept: run the command again to grade the rest"
-            ) from None
-        else:
-            for item, outcome in zip(prepared, data["outcomes"]):
-                yield report_of(item, rubric, _outcome(outcome), data["bounds"])
-        future.release()
+                for item, outcome in zip(prepared, data["outcomes"]):
+                    yield report_of(item, rubric, _outcome(outcome), data["bounds"])
+            future.release()
         yield from send_more()
 
 
-def _killed(error: KilledWorker) -> RunFailure:
-    return RunFailure(
-        "the grader could not finish grading this submission: each cluster worker that tried died "
-        f"before it was done ({error})",
-        0.0,
-    )
+def _deadline(count: int, limits: Limits) -> float:
+    """Seconds a task of ``count`` submissions may stay unfinished: twice their budgets
+    (a worker lost late in the first try leaves time for a second), plus a worker's start."""
+    return 2 * count * limits.submission_budget + WORKER_START_S
 
 
 def _outcome_data(outcome: Outcome) -> dict[str, Any]:
