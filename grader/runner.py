@@ -75,9 +75,9 @@ def pytest_arguments(
 ) -> list[str]:
     """The pytest command line that runs the checks on ``submissions`` (without ``python -m
     pytest``); with ``claims``, a folder of grader.claims, only those this run claims."""
-    replay_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
+    run_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
     if claims is not None:
-        replay_options.append(f"--attention-claims={claims}")
+        run_options.append(f"--attention-claims={claims}")
     return [
         str(CHECKS_FOLDER),
         "-c",
@@ -109,7 +109,7 @@ def pytest_arguments(
         f"--attention-memory-mb={limits.memory_mb}",
         f"--attention-max-processes={limits.max_processes}",
         f"--attention-sandbox={limits.isolation}",
-        *replay_options,
+        *run_options,
         "--json-report",
         f"--json-report-file={workdir / 'results.json'}",
         "--json-report-omit",

@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import HEADS, REFERENCE, ROOT, TESTS
 from grader.batch import grade_folder
+from grader.cli import cli
 from grader.report import to_json
 from grader.sandbox import Limits
 
@@ -280,6 +282,21 @@ def test_an_unreachable_scheduler_is_refused_in_one_line(tmp_path, isolation):
     errors = [line for line in result.stderr.splitlines() if line.startswith("grader: error:")]
     assert errors == [line for line in result.stderr.splitlines() if not line.startswith("grader: warning:")]
     assert len(errors) == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in errors[0]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--scheduler", "tcp://127.0.0.1:1", "--jobs", "2"], "--jobs is for this machine's cores"),
+        (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-file", "{file}"], "not both"),
+    ],
+)
+def test_options_that_contradict_a_cluster_are_refused(tmp_path, options, message):
+    (tmp_path / "s.json").write_text("{}")
+    arguments = [option.format(file=tmp_path / "s.json") for option in options]
+    result = CliRunner().invoke(cli, ["grade", str(_folder(tmp_path)), "--out", str(tmp_path / "out"), *arguments])
+    assert result.exit_code == 2 and message in result.output
     assert not (tmp_path / "out").exists()
 
 
