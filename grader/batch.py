@@ -33,7 +33,7 @@ from grader.rubric import Rubric
 from grader.sandbox import Limits
 from grader.scoring import rubric_summary
 
-RESERVED_IDS = frozenset({"summary", "index"})  # summary.json; index.html (--html)
+RESERVED_IDS = frozenset({"summary", "index", "similarity"})  # summary.json; index.html (--html); similarity.json
 SUFFIXES = (".py", ".ipynb")  # in order of preference, for one student's two files
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from grader.report import write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess
+from grader.similarity import DEFAULT_THRESHOLD, of_batch
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 
 INTERNAL_ERROR_EXIT = 70
@@ -248,6 +250,19 @@ def check(
 @click.option("--junit", is_flag=True, help="Also write OUT/junit.xml: a testsuite per submission, a testcase per check.")
 @click.option("--canvas", is_flag=True, help="Also write OUT/canvas.csv for Canvas's gradebook import.")
 @click.option(
+    "--similarity",
+    is_flag=True,
+    help="Also write OUT/similarity.json: pairs of submissions whose code or wrong answers look shared "
+    "(a reason to look, never proof; grades do not change).",
+)
+@click.option(
+    "--similarity-threshold",
+    type=click.FloatRange(0.0, 1.0),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
+    help="The lowest score of a pair --similarity lists.",
+)
+@click.option(
     "--canvas-assignment",
     metavar="NAME",
     default=None,
@@ -267,6 +282,8 @@ def grade(
     junit: bool,
     canvas: bool,
     canvas_assignment: str | None,
+    similarity: bool,
+    similarity_threshold: float,
     rubric: Path | None,
     **limits: Any,
 ) -> None:
@@ -308,6 +325,9 @@ def grade(
         write_atomic(out / "junit.xml", junit_xml(read_in_full(out, reports)))
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
+    if similarity:
+        found = of_batch(read_in_full(out, reports), similarity_threshold)
+        write_atomic(out / "similarity.json", json.dumps(found, indent=2) + "\n")
     elapsed = time.monotonic() - progress.started
     click.echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
 

@@ -1,0 +1,119 @@
+"""Which submissions of a batch look copied: by their code and by their behaviour.
+
+``grader grade --similarity`` writes ``OUT/similarity.json``::
+
+    {"schema_version": 1, "threshold": 0.5,
+     "pairs": [{"a", "b", "score", "code": {"score", "fragments": [{"a": [first, last], "b": [...]}]},
+                "behaviour": {"score", "checks": [check ids]}, "signal": "code" | "behaviour" | "both"}],
+     "groups": [[ids]]}
+
+Two signals, each from 0 to 1 (grader.similarity.code: fingerprints of what students
+wrote themselves, the lesson's code, the template, the reference and what most of the
+class shares left out; grader.similarity.behaviour: the same rare wrong answers on the
+same inputs). They combine as ``1 - (1 - code) * (1 - behaviour / 2)``: shared code alone
+can reach any score, a shared odd bug alone reaches at most 0.5, and both together more
+than either. Pairs at or above the threshold are listed, highest first; ``groups`` are
+three or more submissions every two of which are listed. A pair is a reason for a person
+to look, never proof, and nothing here changes a grade or reaches a student.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from grader import sources
+from grader.errors import UsageError
+from grader.report import Report
+from grader.resources import REFERENCE_HEAD, STUDENT_TEMPLATE, project_file
+from grader.similarity.behaviour import behaviour_matches, behaviours
+from grader.similarity.code import LESSON_CODE, boilerplate, code_matches, fingerprints, fragments
+
+SCHEMA_VERSION = 1
+DEFAULT_THRESHOLD = 0.5
+
+
+def given_code() -> list[str]:
+    """The code every student starts from: the lesson's, the template, the reference."""
+    files = [project_file(REFERENCE_HEAD), project_file(STUDENT_TEMPLATE) / "attention.py"]
+    return [LESSON_CODE] + [path.read_text(encoding="utf-8") for path in files]
+
+
+def combined(code: float, behaviour: float) -> float:
+    """The documented rule (see the module docstring)."""
+    return round(1 - (1 - code) * (1 - behaviour / 2), 3)
+
+
+def analyse(
+    submissions: Iterable[tuple[str, str, Report | None]], threshold: float = DEFAULT_THRESHOLD
+) -> dict[str, Any]:
+    """``similarity.json``'s content for ``(student, code as graded, report)`` triples
+    (a report of None: code alone)."""
+    files, shown = {}, {}
+    for student, code, report in submissions:
+        files[student] = fingerprints(code)
+        shown[student] = behaviours(report) if report is not None else set()
+    by_code = code_matches(files, boilerplate(given_code()))
+    by_behaviour = behaviour_matches(shown)
+    pairs = []
+    for a, b in sorted(set(by_code) | set(by_behaviour)):
+        code_score, shared = by_code.get((a, b), (0.0, []))
+        behaviour = by_behaviour.get((a, b))
+        behaviour_score = behaviour["score"] if behaviour else 0.0
+        score = combined(code_score, behaviour_score)
+        if score < threshold:
+            continue
+        signal = "both" if code_score and behaviour_score else "code" if code_score else "behaviour"
+        pairs.append({
+            "a": a, "b": b, "score": score, "signal": signal,
+            "code": {"score": code_score, "fragments": fragments(files[a], files[b], shared) if shared else []},
+            "behaviour": behaviour or {"score": 0.0, "checks": []},
+        })
+    pairs.sort(key=lambda pair: (-pair["score"], pair["a"], pair["b"]))
+    return {"schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs)}
+
+
+def of_batch(reports: Iterable[Report], threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
+    """:func:`analyse` for a graded batch: each report with the code it graded, read again
+    from its submission file the way the grader read it (a notebook's selected cells).
+    A file that is gone, changed since, or could not be graded is left out."""
+    triples = []
+    for report in reports:
+        try:
+            content = sources.read_bytes(Path(report.submission))
+            if hashlib.sha256(content).hexdigest() != report.submission_sha256:
+                continue
+            suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(Path(report.submission).suffix) else ".py"
+            code = sources.parse(content, suffix=suffix).code.decode("utf-8", "replace")
+        except (UsageError, sources.Unusable, OSError):
+            continue
+        triples.append((report.student, code, report))
+    return analyse(triples, threshold)
+
+
+def _groups(pairs: list[dict[str, Any]]) -> list[list[str]]:
+    """Connected sets of three or more in which every two are a listed pair."""
+    linked = {(pair["a"], pair["b"]) for pair in pairs}
+    neighbours: dict[str, set[str]] = {}
+    for a, b in linked:
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+    seen: set[str] = set()
+    groups = []
+    for start in sorted(neighbours):
+        if start in seen:
+            continue
+        component, frontier = set(), [start]
+        while frontier:
+            node = frontier.pop()
+            if node not in component:
+                component.add(node)
+                frontier.extend(neighbours[node] - component)
+        seen |= component
+        members = sorted(component)
+        if len(members) >= 3 and all(pair in linked for pair in itertools.combinations(members, 2)):
+            groups.append(members)
+    return groups

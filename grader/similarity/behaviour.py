@@ -1,0 +1,39 @@
+"""The behaviour signal: the same wrong answers, on the same inputs, in two reports.
+
+Checks draw the same inputs for every submission, so two heads with the same bug fail the
+same checks with the same counterexample, byte for byte (its input, what was expected,
+what came back). Each failed check's (id, feedback, counterexample) is one behaviour, read
+from the reports: nothing is called again. A behaviour weighs more the rarer it is in the
+batch; one that more than a third of the class shows weighs nothing (a common mistake is
+no signal). Two reports' score is that of grader.similarity.rarity.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from grader.report import Report
+from grader.similarity.rarity import shared_rare
+
+COMMON_SHARE = 1 / 3
+
+
+def behaviours(report: Report) -> set[str]:
+    """What ``report``'s failed checks show: one key per check that did not pass (checks
+    the submission did not get to, as an import failure, show nothing)."""
+    found = set()
+    for check in report.checks:
+        if check.status == "passed" or check.kind in {"import_failed", "import_timeout", "not_implemented", "missing_function", "grader_error"}:
+            continue
+        found.add(json.dumps([check.id, check.feedback, check.counterexample], sort_keys=True))
+    return found
+
+
+def behaviour_matches(reports: dict[str, set[str]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every pair of ``reports`` (id -> behaviours) sharing a behaviour that is not common
+    (grader.similarity.rarity): its score and the checks the shared behaviours come from."""
+    return {
+        pair: {"score": score, "checks": sorted(json.loads(key)[0] for key in keys)}
+        for pair, (score, keys) in shared_rare(reports, COMMON_SHARE).items()
+    }

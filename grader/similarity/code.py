@@ -1,0 +1,160 @@
+"""The code signal: fingerprints of what students wrote themselves, shared between two files.
+
+Each file is tokenized (Python's own tokenizer), and normalised the way MOSS and Dolos
+normalise: identifiers become ``V`` (but attribute names stay, ``np.tril`` is not
+``np.triu``), numbers ``N``, strings ``S``; comments and layout are dropped. Every
+k-gram of tokens is hashed, and winnowing keeps the smallest hash of each window, with
+the lines it covers. Fingerprints of the lesson's code, the template and the reference
+count for nothing, nor those more than half of the class shares; two files' score is
+that of grader.similarity.rarity: 1 when one file's own code is all in the other.
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import re
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass
+
+from grader.similarity.rarity import shared_rare
+
+K = 12  # tokens per k-gram: about one line of NumPy
+WINDOW = 6  # k-grams per winnowing window: a match of K + WINDOW - 1 tokens is always seen
+MIN_SHARED = 4  # fingerprints two files must share before their code counts as shared
+# A file's own code counts as at least this many fingerprints (about 6 lines): a file
+# that adds a line or two to the lesson shares them with nobody in particular.
+MIN_OWN = 20
+COMMON_SHARE = 0.5  # a fingerprint more of the class than this shares is no signal
+
+# The lesson's code (section 2 and its checks), as students receive it: shared by design.
+LESSON_CODE = '''
+import numpy as np
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ K.T) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+def causal_mask(n):
+    return np.tril(np.ones((n, n), dtype=bool))
+
+Q = K = np.array([[1., 0.], [0., 1.], [1., 1.]])
+V = np.array([[10., 0.], [0., 10.], [5., 5.]])
+out, A = attention(Q, K, V)
+assert np.allclose(A.sum(axis=1), 1.0)
+assert (A >= 0).all()
+assert out.shape == (3, 2)
+assert out.min() >= V.min() - 1e-9 and out.max() <= V.max() + 1e-9
+rng = np.random.default_rng(0)
+n, d_model, d_k, d_v = 7, 16, 4, 8
+X  = rng.normal(size=(n, d_model))
+Wq = rng.normal(size=(d_model, d_k)) / np.sqrt(d_model)
+Wk = rng.normal(size=(d_model, d_k)) / np.sqrt(d_model)
+Wv = rng.normal(size=(d_model, d_v)) / np.sqrt(d_model)
+out, A = self_attention(X, Wq, Wk, Wv)
+M = causal_mask(n)
+out_c, A_c = self_attention(X, Wq, Wk, Wv, mask=M)
+P = rng.permutation(n)
+out_p, _ = self_attention(X[P], Wq, Wk, Wv)
+'''
+_TOKEN = re.compile(
+    r"""(?P<string>(?:[rRbBuUfF]{0,2})(?:\'\'\'[\s\S]*?\'\'\'|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))"""
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<number>(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?j?)"
+    r"|(?P<space>\s+)"
+    r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|[-+*/%@&|^=<>!]=|[-+*/%@&|^~<>()\[\]{},:;.=])"
+    r"|(?P<other>.)"
+)
+
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """One file's fingerprints: hash -> the (first, last) line ranges it covers there."""
+
+    lines: dict[int, list[tuple[int, int]]]
+
+
+def tokens(code: str) -> list[tuple[str, int]]:
+    """Normalised tokens of ``code`` with their lines. A regular expression rather than
+    Python's tokenizer, which is five times slower: a batch of thousands pays for this."""
+    found: list[tuple[str, int]] = []
+    line = 1
+    previous = ""
+    for match in _TOKEN.finditer(code):
+        kind, text = match.lastgroup, match.group()
+        if kind == "name":
+            found.append((text if keyword.iskeyword(text) or previous == "." else "V", line))
+        elif kind == "number":
+            found.append(("N", line))
+        elif kind == "string":
+            found.append(("S", line))
+        elif kind == "op":
+            found.append((text, line))
+        if kind != "space" and kind != "comment":
+            previous = text
+        line += text.count("\n")
+    return found
+
+
+def fingerprints(code: str) -> Fingerprints:
+    """Winnowed k-gram hashes of ``code`` (Schleimer, Wilkerson and Aiken 2003): in each
+    window of WINDOW consecutive k-grams, the smallest hash (the rightmost, on ties)."""
+    normalised = tokens(code)
+    # Hashes of ints and tuples of ints are the same in every process (a str's is not).
+    ids = [_token_id(text) for text, _ in normalised]
+    hashes = [hash(tuple(ids[start : start + K])) for start in range(len(ids) - K + 1)]
+    lines: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    chosen = -1
+    for start in range(max(len(hashes) - WINDOW + 1, 1 if hashes else 0)):
+        window = hashes[start : start + WINDOW]
+        smallest = min(window)
+        position = start + len(window) - 1 - window[::-1].index(smallest)
+        if position != chosen:
+            chosen = position
+            lines[smallest].append((normalised[position][1], normalised[position + K - 1][1]))
+    return Fingerprints(dict(lines))
+
+
+@functools.cache
+def _token_id(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def boilerplate(shared_code: list[str]) -> set[int]:
+    """The fingerprints of code every student is given (the lesson, template, reference)."""
+    return {value for code in shared_code for value in fingerprints(code).lines}
+
+
+def code_matches(files: dict[str, Fingerprints], given: set[int]) -> dict[tuple[str, str], tuple[float, list[int]]]:
+    """Every pair of ``files`` (id -> fingerprints) sharing at least MIN_SHARED
+    fingerprints that are neither ``given`` nor common (grader.similarity.rarity): its
+    score and the shared fingerprints (see :func:`fragments`)."""
+    holdings = {student: [value for value in found.lines if value not in given] for student, found in files.items()}
+    return shared_rare(holdings, COMMON_SHARE, minimum=MIN_SHARED, floor=MIN_OWN)
+
+
+def fragments(a: Fingerprints, b: Fingerprints, values: list[int]) -> list[dict[str, list[int]]]:
+    """The shared fingerprints' line ranges, merged into runs where they touch in both files."""
+    pairs = sorted((a.lines[value][0], b.lines[value][0]) for value in values)
+    merged: list[list[list[int]]] = []
+    for (a_first, a_last), (b_first, b_last) in pairs:
+        if merged and a_first <= merged[-1][0][1] + 1 and abs(b_first - merged[-1][1][1]) <= 1 + (a_first - merged[-1][0][1]):
+            merged[-1][0][1] = max(merged[-1][0][1], a_last)
+            merged[-1][1][1] = max(merged[-1][1][1], b_last)
+        else:
+            merged.append([[a_first, a_last], [b_first, b_last]])
+    return [{"a": a_range, "b": b_range} for a_range, b_range in merged]

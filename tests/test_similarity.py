@@ -1,0 +1,82 @@
+"""--similarity: disguised copies are listed with the fragments they share, independent
+heads and copies of the lesson are not, a shared odd bug counts, and grades never change."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import HEADS, REFERENCE
+from disguises import DISGUISES, transplanted
+from grader.cli import cli
+from grader.similarity import analyse, combined
+
+CORRECT = sorted((HEADS / "correct").glob("*.py"))
+LOOPS = HEADS / "correct" / "loops.py"  # much code of its own
+SECOND_SET = sorted((HEADS / "second_set").glob("*.py"))
+
+
+def _listed(files: dict[str, str]) -> dict[tuple[str, str], dict]:
+    return {(pair["a"], pair["b"]): pair for pair in analyse([(name, code, None) for name, code in files.items()])["pairs"]}
+
+
+@pytest.mark.parametrize("disguise", sorted(DISGUISES))
+def test_a_disguised_copy_is_listed_with_its_fragments(disguise):
+    files = {path.stem: path.read_text() for path in CORRECT}
+    files["copy"] = DISGUISES[disguise](files["loops"])
+    listed = _listed(files)
+    pair = listed[("copy", "loops")]
+    assert pair["signal"] == "code" and pair["score"] >= 0.5
+    length = {"copy": len(files["copy"].splitlines()), "loops": len(files["loops"].splitlines())}
+    assert pair["code"]["fragments"]
+    for fragment in pair["code"]["fragments"]:
+        assert 1 <= fragment["a"][0] <= fragment["a"][1] <= length["copy"]
+        assert 1 <= fragment["b"][0] <= fragment["b"][1] <= length["loops"]
+    assert set(listed) == {("copy", "loops")}  # and the independent heads are not
+
+
+def test_one_function_copied_into_own_work_is_listed():
+    files = {path.stem: path.read_text() for path in SECOND_SET[:20]}
+    files["loops"] = LOOPS.read_text()
+    files["copier"] = transplanted(LOOPS.read_text(), (HEADS / "correct" / "einsum.py").read_text())
+    assert ("copier", "loops") in _listed(files)
+
+
+def test_the_lessons_code_and_common_fragments_are_no_signal():
+    files = {f"lesson{number}": REFERENCE.read_text() for number in range(4)}
+    files |= {path.stem: path.read_text() for path in SECOND_SET}
+    assert _listed(files) == {}
+
+
+def test_the_combined_score_follows_its_rule():
+    assert combined(0.0, 1.0) == 0.5 and combined(0.6, 0.0) == 0.6 and combined(0.5, 0.5) == 0.625
+
+
+def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_path, isolation):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    odd = HEADS / "buggy" / "mask_inverted.py"
+    for number in range(3):
+        shutil.copyfile(REFERENCE, submissions / f"honest{number}.py")
+    shutil.copyfile(LOOPS, submissions / "own.py")
+    (submissions / "renamed.py").write_text(DISGUISES["renamed"](LOOPS.read_text()))
+    shutil.copyfile(odd, submissions / "odd_a.py")
+    shutil.copyfile(odd, submissions / "odd_b.py")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["grade", str(submissions), "--out", str(out), "--sandbox", isolation, "--similarity"])
+    assert result.exit_code == 0, result.output
+    found = json.loads((out / "similarity.json").read_text())
+    assert found["schema_version"] == 1 and found["threshold"] == 0.5
+    listed = {(pair["a"], pair["b"]): pair for pair in found["pairs"]}
+    assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b")}
+    assert listed[("odd_a", "odd_b")]["behaviour"]["score"] == 1.0 and listed[("odd_a", "odd_b")]["behaviour"]["checks"]
+    assert found["groups"] == []
+    again = tmp_path / "again"
+    assert CliRunner().invoke(cli, ["grade", str(submissions), "--out", str(again), "--sandbox", isolation]).exit_code == 0
+    for name in ("own", "renamed", "odd_a", "honest0"):
+        first, second = (json.loads((folder / f"{name}.json").read_text()) for folder in (out, again))
+        first.pop("duration_s"), second.pop("duration_s")
+        assert first == second
