@@ -319,15 +319,15 @@ def grade(
             )
         finally:
             progress.finish()
+    similar = of_batch(read_in_full(out, reports), similarity_threshold) if similarity else None
+    if similar is not None:
+        write_atomic(out / "similarity.json", json.dumps(similar[0], indent=2) + "\n")
     if html:
-        write_pages(read_in_full(out, reports), out)
+        write_pages(read_in_full(out, reports), out, similar)
     if junit:
         write_atomic(out / "junit.xml", junit_xml(read_in_full(out, reports)))
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
-    if similarity:
-        found = of_batch(read_in_full(out, reports), similarity_threshold)
-        write_atomic(out / "similarity.json", json.dumps(found, indent=2) + "\n")
     elapsed = time.monotonic() - progress.started
     click.echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
 

@@ -150,9 +150,12 @@ def _histogram(scores: list[float], top: float, width: int = 480, height: int = 
     return "".join(parts)
 
 
-def class_page(reports: list[Report], links: dict[str, str]) -> str:
+def class_page(
+    reports: list[Report], links: dict[str, str], similarity: tuple[dict[str, Any], dict[str, str]] | None = None
+) -> str:
     """A class's batch: score histogram, pass rate per check, how often each mistake occurs,
-    and a link (``links[student]``) to each student's page."""
+    a link (``links[student]``) to each student's page, and with ``similarity`` (what
+    grader.similarity.of_batch returns) the pairs that look copied."""
     scores = [report.score for report in reports]
     top = max((report.max_score for report in reports), default=0.0)
     body = [
@@ -186,16 +189,55 @@ def class_page(reports: list[Report], links: dict[str, str]) -> str:
         name = f'<a href="{escape(link)}">{escape(report.student)}</a>' if link else escape(report.student)
         body.append(f"<tr><td>{name}</td><td>{escape(score_summary(report))}</td><td>{escape(report.status)}</td></tr>")
     body.append("</table>")
+    if similarity is not None:
+        body += _similarity_section(*similarity)
     return _page("Attention head: class report", body)
 
 
-def write_pages(reports: Iterable[Report], out: Path) -> None:
-    """``out/<student>.html`` for each report and the class page ``out/index.html``;
-    ``reports`` are taken one at a time (the class page needs no report's details)."""
+def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str]:
+    """The pairs of grader.similarity, each with its shared fragments side by side."""
+    body = [
+        "<h2>Submissions that look alike</h2>",
+        f"<p class=\"muted\">A reason to look, never proof (pairs scoring at least {found['threshold']:g}; "
+        "the lesson's code and what most of the class shares are left out). Grades are unchanged.</p>",
+    ]
+    if not found["pairs"]:
+        body.append("<p class=\"muted\">No pair scored above the threshold.</p>")
+        return body
+    for group in found["groups"]:
+        body.append(f"<p class=\"diagnosis\">All alike: {escape(', '.join(group))}</p>")
+    for pair in found["pairs"]:
+        a, b = pair["a"], pair["b"]
+        checks = pair["behaviour"]["checks"]
+        body.append(
+            f"<h3>{escape(a)} &amp; {escape(b)}: {pair['score']:.2f} ({escape(pair['signal'])})</h3>"
+            f"<p>code {pair['code']['score']:.2f}, behaviour {pair['behaviour']['score']:.2f}"
+            + (f": the same wrong answers in <code>{escape(', '.join(checks))}</code>" if checks else "")
+            + "</p>"
+        )
+        for fragment in pair["code"]["fragments"]:
+            body.append("<div class=\"figures\">")
+            for side, student in (("a", a), ("b", b)):
+                first, last = fragment[side]
+                lines = code.get(student, "").splitlines()[first - 1 : last]
+                body.append(
+                    f"<figure><pre>{escape(chr(10).join(lines))}</pre>"
+                    f"<figcaption>{escape(student)}, lines {first}-{last}</figcaption></figure>"
+                )
+            body.append("</div>")
+    return body
+
+
+def write_pages(
+    reports: Iterable[Report], out: Path, similarity: tuple[dict[str, Any], dict[str, str]] | None = None
+) -> None:
+    """``out/<student>.html`` for each report and the class page ``out/index.html`` (with
+    ``similarity``'s pairs, see :func:`class_page`); ``reports`` are taken one at a time
+    (the class page needs no report's details)."""
     links = {}
     summaries = []
     for report in reports:
         write_atomic(out / f"{report.student}.html", student_page(report))
         links[report.student] = quote(f"{report.student}.html")
         summaries.append(without_details(report))
-    write_atomic(out / "index.html", class_page(summaries, links))
+    write_atomic(out / "index.html", class_page(summaries, links, similarity))

@@ -66,7 +66,9 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     shutil.copyfile(odd, submissions / "odd_a.py")
     shutil.copyfile(odd, submissions / "odd_b.py")
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["grade", str(submissions), "--out", str(out), "--sandbox", isolation, "--similarity"])
+    result = CliRunner().invoke(
+        cli, ["grade", str(submissions), "--out", str(out), "--sandbox", isolation, "--similarity", "--html"]
+    )
     assert result.exit_code == 0, result.output
     found = json.loads((out / "similarity.json").read_text())
     assert found["schema_version"] == 1 and found["threshold"] == 0.5
@@ -74,6 +76,11 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b")}
     assert listed[("odd_a", "odd_b")]["behaviour"]["score"] == 1.0 and listed[("odd_a", "odd_b")]["behaviour"]["checks"]
     assert found["groups"] == []
+    page = (out / "index.html").read_text()
+    assert "Submissions that look alike" in page and "own &amp; renamed" in page and "odd_a &amp; odd_b" in page
+    first = listed[("own", "renamed")]["code"]["fragments"][0]["a"]
+    assert f"own, lines {first[0]}-{first[1]}" in page  # the fragment shown beside its copy
+    assert "honest0 &amp;" not in page
     again = tmp_path / "again"
     assert CliRunner().invoke(cli, ["grade", str(submissions), "--out", str(again), "--sandbox", isolation]).exit_code == 0
     for name in ("own", "renamed", "odd_a", "honest0"):

@@ -76,22 +76,32 @@ def analyse(
     return {"schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs)}
 
 
-def of_batch(reports: Iterable[Report], threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
-    """:func:`analyse` for a graded batch: each report with the code it graded, read again
-    from its submission file the way the grader read it (a notebook's selected cells).
-    A file that is gone, changed since, or could not be graded is left out."""
+def of_batch(reports: Iterable[Report], threshold: float = DEFAULT_THRESHOLD) -> tuple[dict[str, Any], dict[str, str]]:
+    """:func:`analyse` for a graded batch, and the code of each submission it lists (for
+    the class page). Each report's code is read again from its submission file the way
+    the grader read it (a notebook: its selected cells); a file that is gone, changed
+    since, or could not be graded is left out."""
     triples = []
     for report in reports:
-        try:
-            content = sources.read_bytes(Path(report.submission))
-            if hashlib.sha256(content).hexdigest() != report.submission_sha256:
-                continue
-            suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(Path(report.submission).suffix) else ".py"
-            code = sources.parse(content, suffix=suffix).code.decode("utf-8", "replace")
-        except (UsageError, sources.Unusable, OSError):
-            continue
-        triples.append((report.student, code, report))
-    return analyse(triples, threshold)
+        code = code_of(report)
+        if code is not None:
+            triples.append((report.student, code, report))
+    found = analyse(triples, threshold)
+    listed = {pair[side] for pair in found["pairs"] for side in ("a", "b")}
+    return found, {student: code for student, code, _ in triples if student in listed}
+
+
+def code_of(report: Report) -> str | None:
+    """The code ``report`` graded, as the grader ran it; None if it cannot be read so."""
+    path = Path(report.submission)
+    try:
+        content = sources.read_bytes(path)
+        if hashlib.sha256(content).hexdigest() != report.submission_sha256:
+            return None
+        suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
+        return sources.parse(content, suffix=suffix).code.decode("utf-8", "replace")
+    except (UsageError, sources.Unusable, OSError):
+        return None
 
 
 def _groups(pairs: list[dict[str, Any]]) -> list[list[str]]:
