@@ -35,6 +35,9 @@ def test_a_disguised_copy_is_listed_with_its_fragments(disguise):
     for fragment in pair["code"]["fragments"]:
         assert 1 <= fragment["a"][0] <= fragment["a"][1] <= length["copy"]
         assert 1 <= fragment["b"][0] <= fragment["b"][1] <= length["loops"]
+    for before, after in zip(pair["code"]["fragments"], pair["code"]["fragments"][1:]):
+        runs_on = after["a"][0] <= before["a"][1] + 1 and before["b"][0] - 1 <= after["b"][0] <= before["b"][1] + 1
+        assert not runs_on  # such fragments are one
     assert set(listed) == {("copy", "loops")}  # and the independent heads are not
 
 

@@ -148,13 +148,19 @@ def code_matches(files: dict[str, Fingerprints], given: set[int]) -> dict[tuple[
 
 
 def fragments(a: Fingerprints, b: Fingerprints, values: list[int]) -> list[dict[str, list[int]]]:
-    """The shared fingerprints' line ranges, merged into runs where they touch in both files."""
-    pairs = sorted((a.lines[value][0], b.lines[value][0]) for value in values)
-    merged: list[list[list[int]]] = []
-    for (a_first, a_last), (b_first, b_last) in pairs:
-        if merged and a_first <= merged[-1][0][1] + 1 and abs(b_first - merged[-1][1][1]) <= 1 + (a_first - merged[-1][0][1]):
-            merged[-1][0][1] = max(merged[-1][0][1], a_last)
-            merged[-1][1][1] = max(merged[-1][1][1], b_last)
-        else:
-            merged.append([[a_first, a_last], [b_first, b_last]])
-    return [{"a": a_range, "b": b_range} for a_range, b_range in merged]
+    """The shared fingerprints' line ranges in each file, in ``a``'s order, merged into
+    one fragment wherever they run on in both files (of a fingerprint ``b`` has in several
+    places, the one that continues the fragment). A lone fingerprint away from every
+    other (a common line met again elsewhere) is no fragment, unless it is all there is."""
+    merged: list[tuple[list[int], list[int], int]] = []
+    for (a_first, a_last), value in sorted((a.lines[value][0], value) for value in values):
+        options = b.lines[value]
+        if merged:
+            a_range, b_range, count = merged[-1]
+            following = [option for option in options if b_range[0] - 1 <= option[0] <= b_range[1] + 1]
+            if a_first <= a_range[1] + 1 and following:
+                merged[-1] = ([a_range[0], max(a_range[1], a_last)], [b_range[0], max(b_range[1], following[0][1])], count + 1)
+                continue
+        merged.append(([a_first, a_last], list(options[0]), 1))
+    kept = [(a_range, b_range) for a_range, b_range, count in merged if count > 1]
+    return [{"a": a_range, "b": b_range} for a_range, b_range in kept or [(m[0], m[1]) for m in merged]]
