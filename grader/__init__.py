@@ -4,4 +4,4 @@ Data flows one way: submission -> worker (sandboxed) -> check results (pytest +
 Hypothesis, trusted) -> score (pure) -> report (versioned JSON, text).
 """
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"

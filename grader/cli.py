@@ -376,7 +376,7 @@ def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str) -> N
     metavar="SPEC",
     required=True,
     help="The pip requirement that installs this grader for students, such as "
-    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.5.0'.",
+    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.6.0'.",
 )
 @click.option(
     "--notebook", is_flag=True, help="Hand out the template as the notebook attention.ipynb instead of attention.py."
