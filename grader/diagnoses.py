@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from grader import inference, reference
+from grader.report import OBSERVED
 
 RAISED = "raised"  # the answer of a call that raised
 
@@ -565,7 +566,7 @@ def diagnose(call: Callable[[Probe], Answer]) -> list[dict[str, str]]:
             if step.mistake not in known:
                 known.add(step.mistake)
                 found.append({"id": step.mistake, "message": _message(step)})
-        found += [{"id": "observed", "message": sentence} for sentence in finding.observed]
+        found += [{"id": OBSERVED, "message": sentence} for sentence in finding.observed]
     return found
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from grader.report import Report, score_summary, source_lines, without_details, write_atomic
+from grader.report import OBSERVED, Report, score_summary, source_lines, without_details, write_atomic
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 64em; color: #1d1d1f; padding: 0 1em; }
@@ -176,7 +176,7 @@ def class_page(
         )
     body.append("</table><h2>Mistakes</h2>")
     # What the probes showed of an unknown mistake ("observed") is not a mistake to count.
-    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses if d["id"] != "observed")
+    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses if d["id"] != OBSERVED)
     if mistakes:
         body.append("<table><tr><th>mistake</th><th>submissions</th></tr>")
         body += [f"<tr><td><code>{escape(m)}</code></td><td>{n}</td></tr>" for m, n in mistakes.most_common()]

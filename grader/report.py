@@ -18,6 +18,8 @@ SCHEMA_VERSION = 1
 SYMBOLS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 # Failures where a repro snippet teaches nothing: the code never ran the input.
 NO_REPRO_KINDS = frozenset({"not_implemented", "missing_function", "import_failed", "import_timeout", "grader_error"})
+# The id of a diagnosis that describes what no mistake of the catalogue explains.
+OBSERVED = "observed"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ disguised copy (tests/test_similarity.py and benchmarks/similarity_quality.py us
 from __future__ import annotations
 
 import ast
+import builtins
 import io
 import keyword
 import re
@@ -13,14 +14,26 @@ KEEP = {"np", "numpy", "softmax", "attention", "self_attention", "causal_mask", 
 
 
 def renamed(source: str) -> str:
-    """Every local name renamed (the four functions, numpy and attributes kept)."""
+    """Every local name renamed (the four functions, modules, attributes and keyword
+    arguments kept, so that the copy still works as the original did)."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    # A name written as ``name=`` inside brackets is a keyword argument or a parameter
+    # with a default: callers may pass it by that name, so it keeps its name everywhere.
+    keywords, depth = set(), 0
+    for token, following in zip(tokens, tokens[1:]):
+        depth += token.string in "([{" and token.type == tokenize.OP
+        depth -= token.string in ")]}" and token.type == tokenize.OP
+        if depth and token.type == tokenize.NAME and following.string == "=":
+            keywords.add(token.string)
+        if token.string in {"import", "from"} and following.type == tokenize.NAME:
+            keywords.add(following.string)  # a module's name: renaming it breaks the import
     names: dict[str, str] = {}
     out = []
     previous = ""
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+    for token in tokens:
         text = token.string
-        if token.type == tokenize.NAME and not keyword.iskeyword(text) and previous != "." and text not in KEEP \
-                and text not in dir(__builtins__):
+        if token.type == tokenize.NAME and not keyword.iskeyword(text) and previous != "." \
+                and text not in KEEP | keywords and not hasattr(builtins, text):
             text = names.setdefault(text, f"my_{text.lower()}_{len(names)}")
         out.append((token.type, text))
         previous = token.string

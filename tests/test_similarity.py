@@ -1,10 +1,15 @@
 """--similarity: disguised copies are listed with the fragments they share, independent
-heads and copies of the lesson are not, a shared odd bug counts, and grades never change."""
+heads and copies of the lesson are not, a shared odd bug counts (a named mistake does
+not), and grades never change."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
+import types
+
+import numpy as np
 
 import pytest
 from click.testing import CliRunner
@@ -12,7 +17,9 @@ from click.testing import CliRunner
 from conftest import HEADS, REFERENCE
 from disguises import DISGUISES, transplanted
 from grader.cli import cli
+from grader.report import OBSERVED, CheckEntry, Report
 from grader.similarity import analyse, combined
+from grader.similarity.behaviour import behaviours
 
 CORRECT = sorted((HEADS / "correct").glob("*.py"))
 LOOPS = HEADS / "correct" / "loops.py"  # much code of its own
@@ -54,6 +61,51 @@ def test_the_lessons_code_and_common_fragments_are_no_signal():
     assert _listed(files) == {}
 
 
+def test_the_lesson_reordered_or_reformatted_is_no_signal():
+    # Two near-lesson heads with their functions in one other order share that order
+    # only; two that ran a formatter on the lesson share its rewriting only.
+    files = {path.stem: path.read_text() for path in SECOND_SET}
+    for name in ("default_causal", "softmax_no_max_shift", "returns_swapped"):
+        head = (HEADS / "buggy" / f"{name}.py").read_text()
+        files[f"{name}_reordered"] = DISGUISES["reordered"](head)
+        files[f"{name}_reformatted"] = DISGUISES["reformatted"](head)
+    listed = _listed(files)
+    assert not [pair for pair in listed if pair[0].split("_re")[0] != pair[1].split("_re")[0]]
+
+
+@pytest.mark.parametrize("disguise", sorted(DISGUISES))
+def test_a_disguise_keeps_what_the_head_computes(disguise):
+    # The quality benchmark's copies must be copies a student would hand in: working ones.
+    rng = np.random.default_rng(3)
+    X, Wq, Wk, Wv = rng.normal(size=(5, 6)), rng.normal(size=(6, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 4))
+    for head in (LOOPS, HEADS / "buggy" / "causal_mask_not_bool.py", HEADS / "second_set" / "scales_queries_in_place.py"):
+        original, copy = types.SimpleNamespace(), types.SimpleNamespace()
+        exec(compile(head.read_text(), str(head), "exec"), original.__dict__)
+        exec(compile(DISGUISES[disguise](head.read_text()), "copy", "exec"), copy.__dict__)
+        for module in (original, copy):
+            module.answers = [module.softmax(X, axis=0), module.causal_mask(5),
+                              *module.self_attention(X, Wq, Wk, Wv, mask=module.causal_mask(5))]
+        for mine, theirs in zip(original.answers, copy.answers, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+
+
+def _report(checks: list[CheckEntry], diagnoses: list[str]) -> Report:
+    return Report(
+        student="s", submission="s.py", submission_sha256="0", score=0.0, max_score=100.0, status="graded", error=None,
+        checks=checks, rubric={}, grader_version="0", duration_s=0.0,
+        diagnoses=[{"id": identifier, "message": identifier} for identifier in diagnoses],
+    )
+
+
+def test_behaviours_leave_out_bonus_checks_and_named_mistakes():
+    failed = CheckEntry(id="attention.scaling", description="", status="failed", points=0.0, max_points=5.0,
+                        visibility="visible", bonus=False, kind="wrong_answer", feedback="A is wrong", counterexample={"Q": [[1.0]]})
+    bonus = dataclasses.replace(failed, id="extension.batched", bonus=True)
+    assert len(behaviours(_report([failed, bonus], []))) == 1  # a bonus check not attempted is no mistake
+    assert behaviours(_report([failed], ["missing_scale"])) == set()  # a catalogue mistake: made on one's own
+    assert len(behaviours(_report([failed], ["missing_scale", OBSERVED]))) == 1  # something else is wrong too
+
+
 def test_the_combined_score_follows_its_rule():
     assert combined(0.0, 1.0) == 0.5 and combined(0.6, 0.0) == 0.6 and combined(0.5, 0.5) == 0.625
 
@@ -61,13 +113,16 @@ def test_the_combined_score_follows_its_rule():
 def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_path, isolation):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
-    odd = HEADS / "buggy" / "mask_inverted.py"
+    odd = HEADS / "second_set" / "temperature_half.py"  # a mistake the catalogue does not name
+    named = HEADS / "buggy" / "mask_inverted.py"  # one it names: students make it on their own
     for number in range(3):
         shutil.copyfile(REFERENCE, submissions / f"honest{number}.py")
     shutil.copyfile(LOOPS, submissions / "own.py")
     (submissions / "renamed.py").write_text(DISGUISES["renamed"](LOOPS.read_text()))
     shutil.copyfile(odd, submissions / "odd_a.py")
     shutil.copyfile(odd, submissions / "odd_b.py")
+    shutil.copyfile(named, submissions / "named_a.py")
+    shutil.copyfile(named, submissions / "named_b.py")
     out = tmp_path / "out"
     result = CliRunner().invoke(
         cli, ["grade", str(submissions), "--out", str(out), "--sandbox", isolation, "--similarity", "--html"]
@@ -86,7 +141,7 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     assert "honest0 &amp;" not in page
     again = tmp_path / "again"
     assert CliRunner().invoke(cli, ["grade", str(submissions), "--out", str(again), "--sandbox", isolation]).exit_code == 0
-    for name in ("own", "renamed", "odd_a", "honest0"):
+    for name in ("own", "renamed", "odd_a", "named_a", "honest0"):
         first, second = (json.loads((folder / f"{name}.json").read_text()) for folder in (out, again))
         first.pop("duration_s"), second.pop("duration_s")
         assert first == second

@@ -5,7 +5,11 @@ same checks with the same counterexample, byte for byte (its input, what was exp
 what came back). Each failed check's (id, feedback, counterexample) is one behaviour, read
 from the reports: nothing is called again. A behaviour weighs more the rarer it is in the
 batch; one that more than a third of the class shows weighs nothing (a common mistake is
-no signal). Two reports' score is that of grader.similarity.rarity.
+no signal). Nor does a report's whose failures the grader explains by mistakes of its
+catalogue (grader.diagnoses) alone: those are the mistakes students make on their own,
+and two independent heads with one of them fail the same checks on the same
+counterexamples, however rare the mistake is in the batch. Two reports' score is that
+of grader.similarity.rarity.
 """
 
 from __future__ import annotations
@@ -13,18 +17,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.report import Report
+from grader.report import NO_REPRO_KINDS, OBSERVED, Report
 from grader.similarity.rarity import shared_rare
 
 COMMON_SHARE = 1 / 3
 
 
 def behaviours(report: Report) -> set[str]:
-    """What ``report``'s failed checks show: one key per check that did not pass (checks
-    the submission did not get to, as an import failure, show nothing)."""
+    """What ``report``'s failed checks show: one key per check that did not pass. Bonus
+    checks show nothing (failing one is an extension not attempted, not a mistake: the
+    lesson's own code fails them), nor do checks the submission did not get to (an
+    import failure); and no check does when the report's diagnoses name catalogue
+    mistakes and observe nothing else."""
+    named = {diagnosis["id"] for diagnosis in report.diagnoses}
+    if named and OBSERVED not in named:
+        return set()
     found = set()
     for check in report.checks:
-        if check.status == "passed" or check.kind in {"import_failed", "import_timeout", "not_implemented", "missing_function", "grader_error"}:
+        if check.status == "passed" or check.bonus or check.kind in NO_REPRO_KINDS:
             continue
         found.add(json.dumps([check.id, check.feedback, check.counterexample], sort_keys=True))
     return found

@@ -1,9 +1,9 @@
 """The code signal: fingerprints of what students wrote themselves, shared between two files.
 
-Each file is tokenized (Python's own tokenizer), and normalised the way MOSS and Dolos
-normalise: identifiers become ``V`` (but attribute names stay, ``np.tril`` is not
-``np.triu``), numbers ``N``, strings ``S``; comments and layout are dropped. Every
-k-gram of tokens is hashed, and winnowing keeps the smallest hash of each window, with
+Each file is tokenized and normalised the way MOSS and Dolos normalise: identifiers
+become ``V`` (but attribute names stay, ``np.tril`` is not ``np.triu``), numbers ``N``,
+strings ``S``; comments and layout are dropped. Every k-gram of tokens within one
+top-level statement is hashed, and winnowing keeps the smallest hash of each window, with
 the lines it covers. Fingerprints of the lesson's code, the template and the reference
 count for nothing, nor those more than half of the class shares; two files' score is
 that of grader.similarity.rarity: 1 when one file's own code is all in the other.
@@ -11,6 +11,7 @@ that of grader.similarity.rarity: 1 when one file's own code is all in the other
 
 from __future__ import annotations
 
+import ast
 import functools
 import keyword
 import re
@@ -79,6 +80,8 @@ _TOKEN = re.compile(
     r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|[-+*/%@&|^=<>!]=|[-+*/%@&|^~<>()\[\]{},:;.=])"
     r"|(?P<other>.)"
 )
+# Written at the start of a line, these close a bracket rather than begin a statement.
+_CLOSING = frozenset(")]}")
 
 
 @dataclass(frozen=True)
@@ -88,44 +91,55 @@ class Fingerprints:
     lines: dict[int, list[tuple[int, int]]]
 
 
-def tokens(code: str) -> list[tuple[str, int]]:
-    """Normalised tokens of ``code`` with their lines. A regular expression rather than
-    Python's tokenizer, which is five times slower: a batch of thousands pays for this."""
-    found: list[tuple[str, int]] = []
+def tokens(code: str) -> list[list[tuple[str, int]]]:
+    """Normalised tokens of ``code`` with their lines, in units: one per top-level
+    statement (a whole function, an import, an assignment). k-grams stay inside a unit,
+    so that two files that put the lesson's functions in the same other order share
+    nothing for it (only the order would be shared). A
+    regular expression rather than Python's tokenizer, which is five times slower: a
+    batch of thousands pays for this."""
+    units: list[list[tuple[str, int]]] = [[]]
     line = 1
     previous = ""
+    column_zero = True
     for match in _TOKEN.finditer(code):
         kind, text = match.lastgroup, match.group()
+        if column_zero and kind not in {"space", "comment"} and text not in _CLOSING and units[-1]:
+            units.append([])
         if kind == "name":
-            found.append((text if keyword.iskeyword(text) or previous == "." else "V", line))
+            units[-1].append((text if keyword.iskeyword(text) or previous == "." else "V", line))
         elif kind == "number":
-            found.append(("N", line))
+            units[-1].append(("N", line))
         elif kind == "string":
-            found.append(("S", line))
+            units[-1].append(("S", line))
         elif kind == "op":
-            found.append((text, line))
+            units[-1].append((text, line))
         if kind != "space" and kind != "comment":
             previous = text
+        column_zero = text.endswith("\n") if kind == "space" else kind == "comment" and column_zero
         line += text.count("\n")
-    return found
+    return units
 
 
 def fingerprints(code: str) -> Fingerprints:
     """Winnowed k-gram hashes of ``code`` (Schleimer, Wilkerson and Aiken 2003): in each
-    window of WINDOW consecutive k-grams, the smallest hash (the rightmost, on ties)."""
-    normalised = tokens(code)
+    window of WINDOW consecutive k-grams, the smallest hash (the rightmost, on ties). A
+    unit (see :func:`tokens`) shorter than K tokens is one k-gram."""
     # Hashes of ints and tuples of ints are the same in every process (a str's is not).
-    ids = [_token_id(text) for text, _ in normalised]
-    hashes = [hash(tuple(ids[start : start + K])) for start in range(len(ids) - K + 1)]
+    grams: list[tuple[int, int, int]] = []
+    for unit in tokens(code):
+        ids = [_token_id(text) for text, _ in unit]
+        for start in range(max(len(ids) - K + 1, 1 if ids else 0)):
+            grams.append((hash(tuple(ids[start : start + K])), unit[start][1], unit[min(start + K, len(unit)) - 1][1]))
     lines: dict[int, list[tuple[int, int]]] = defaultdict(list)
     chosen = -1
-    for start in range(max(len(hashes) - WINDOW + 1, 1 if hashes else 0)):
-        window = hashes[start : start + WINDOW]
+    for start in range(max(len(grams) - WINDOW + 1, 1 if grams else 0)):
+        window = [value for value, _, _ in grams[start : start + WINDOW]]
         smallest = min(window)
         position = start + len(window) - 1 - window[::-1].index(smallest)
         if position != chosen:
             chosen = position
-            lines[smallest].append((normalised[position][1], normalised[position + K - 1][1]))
+            lines[smallest].append(grams[position][1:])
     return Fingerprints(dict(lines))
 
 
@@ -135,8 +149,12 @@ def _token_id(text: str) -> int:
 
 
 def boilerplate(shared_code: list[str]) -> set[int]:
-    """The fingerprints of code every student is given (the lesson, template, reference)."""
-    return {value for code in shared_code for value in fingerprints(code).lines}
+    """The fingerprints of code every student is given (the lesson, template, reference),
+    as given and as a formatter rewrites it (``ast.unparse``: parentheses it does not
+    need dropped, quotes and spacing its own), so that two students who both ran one on
+    the lesson's code share nothing for it."""
+    rewritten = [ast.unparse(ast.parse(code)) for code in shared_code]
+    return {value for code in shared_code + rewritten for value in fingerprints(code).lines}
 
 
 def code_matches(files: dict[str, Fingerprints], given: set[int]) -> dict[tuple[str, str], tuple[float, list[int]]]:
