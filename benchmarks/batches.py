@@ -13,6 +13,11 @@ Steps (each prints its times and its ratios, measured in this one run):
 - ``scale``: ``--jobs 2`` on folders of 200 and 2,000 submissions: seconds per
   submission, the ratio of the two, and the peak memory of the command itself and of
   the largest process it started (memory must stay flat as the folder grows).
+- ``similarity``: what ``--similarity`` adds to a batch of the scale step's largest
+  folder (graded first if the scale step did not run): ``grader grade`` with every
+  report current (nothing regraded), without and then with ``--similarity``. The folder
+  repeats some 90 heads, so every repeat is a copy: the worst case for the analysis,
+  which lists thousands of pairs.
 - ``slow``: 20 submissions (16 of tests/heads/second_set, two that loop forever inside
   ``attention``, two that hang at import) with ``--jobs 2``, the slow four first in the
   folder and then spread through it: the batch's wall time against the total of its
@@ -144,6 +149,22 @@ def scale_step(scratch: Path, sizes: list[int], isolation: str, environment: dic
         print(f"  time per submission, {sizes[-1]} against {sizes[0]}: {per_submission[sizes[-1]] / per_submission[sizes[0]]:.3f}\n")
 
 
+def similarity_step(scratch: Path, size: int, isolation: str, environment: dict[str, str]) -> None:
+    folder, out = scratch / f"scale-{size}", scratch / f"out-scale-{size}"
+    if not folder.exists():
+        folder.mkdir()
+        build_folder(folder, size)
+        subprocess.run(grade_command(folder, out, isolation, "--jobs", "2"), cwd=ROOT, env=environment,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    kept = [sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out), "--sandbox", isolation]
+    without = measured(kept, environment)[0]
+    with_similarity = measured(kept + ["--similarity"], environment)[0]
+    pairs = len(json.loads((out / "similarity.json").read_text())["pairs"])
+    print(f"similarity: {size} submissions, every report current")
+    print(f"  without --similarity {without:7.2f} s\n  with --similarity    {with_similarity:7.2f} s"
+          f" ({with_similarity - without:+.2f} s, {pairs} pairs listed)\n")
+
+
 def slow_step(scratch: Path, isolation: str, environment: dict[str, str]) -> None:
     heads = sorted(SECOND_SET.glob("*.py"))[:16]
     arrangements = {
@@ -172,7 +193,7 @@ def slow_step(scratch: Path, isolation: str, environment: dict[str, str]) -> Non
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", default="cluster,scale,slow", help="which steps, comma-separated (default: all)")
+    parser.add_argument("--steps", default="cluster,scale,similarity,slow", help="which steps, comma-separated (default: all)")
     parser.add_argument("--submissions", type=int, default=40, help="the cluster step's folder size (default 40)")
     parser.add_argument("--sizes", default="200,2000", help="the scale step's folder sizes (default 200,2000)")
     options = parser.parse_args()
@@ -192,6 +213,8 @@ def main() -> None:
             cluster_step(scratch, options.submissions, isolation, environment)
         if "scale" in steps:
             scale_step(scratch, [int(size) for size in options.sizes.split(",")], isolation, environment)
+        if "similarity" in steps:
+            similarity_step(scratch, int(options.sizes.split(",")[-1]), isolation, environment)
         if "slow" in steps:
             slow_step(scratch, isolation, environment)
 

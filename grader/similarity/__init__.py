@@ -29,7 +29,7 @@ from grader import sources
 from grader.errors import UsageError
 from grader.report import Report
 from grader.resources import REFERENCE_HEAD, STUDENT_TEMPLATE, project_file
-from grader.similarity.behaviour import behaviour_matches, behaviours
+from grader.similarity.behaviour import behaviour_matches, behaviours, checks
 from grader.similarity.code import LESSON_CODE, boilerplate, code_matches, fingerprints, fragments
 
 SCHEMA_VERSION = 1
@@ -59,18 +59,17 @@ def analyse(
     by_code = code_matches(files, boilerplate(given_code()))
     by_behaviour = behaviour_matches(shown)
     pairs = []
-    for a, b in sorted(set(by_code) | set(by_behaviour)):
-        code_score, shared = by_code.get((a, b), (0.0, []))
-        behaviour = by_behaviour.get((a, b))
-        behaviour_score = behaviour["score"] if behaviour else 0.0
+    for a, b in sorted(by_code.scores.keys() | by_behaviour.scores.keys()):
+        code_score, behaviour_score = by_code.scores.get((a, b), 0.0), by_behaviour.scores.get((a, b), 0.0)
         score = combined(code_score, behaviour_score)
         if score < threshold:
             continue
         signal = "both" if code_score and behaviour_score else "code" if code_score else "behaviour"
+        shared = by_code.keys(a, b) if code_score else []
         pairs.append({
             "a": a, "b": b, "score": score, "signal": signal,
             "code": {"score": code_score, "fragments": fragments(files[a], files[b], shared) if shared else []},
-            "behaviour": behaviour or {"score": 0.0, "checks": []},
+            "behaviour": {"score": behaviour_score, "checks": checks(by_behaviour.keys(a, b)) if behaviour_score else []},
         })
     pairs.sort(key=lambda pair: (-pair["score"], pair["a"], pair["b"]))
     return {"schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs)}

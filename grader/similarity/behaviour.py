@@ -15,10 +15,9 @@ of grader.similarity.rarity.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from grader.report import NO_REPRO_KINDS, OBSERVED, Report
-from grader.similarity.rarity import shared_rare
+from grader.similarity.rarity import Shared, shared_rare
 
 COMMON_SHARE = 1 / 3
 
@@ -40,10 +39,13 @@ def behaviours(report: Report) -> set[str]:
     return found
 
 
-def behaviour_matches(reports: dict[str, set[str]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every pair of ``reports`` (id -> behaviours) sharing a behaviour that is not common
-    (grader.similarity.rarity): its score and the checks the shared behaviours come from."""
-    return {
-        pair: {"score": score, "checks": sorted(json.loads(key)[0] for key in keys)}
-        for pair, (score, keys) in shared_rare(reports, COMMON_SHARE).items()
-    }
+def behaviour_matches(reports: dict[str, set[str]]) -> Shared:
+    """The score of every pair of ``reports`` (id -> behaviours) sharing a behaviour that
+    is not common (grader.similarity.rarity), and the behaviours a pair shares (see
+    :func:`checks`)."""
+    return shared_rare(reports, COMMON_SHARE)
+
+
+def checks(shared: list[str]) -> list[str]:
+    """The checks that ``shared`` behaviours come from."""
+    return sorted(json.loads(key)[0] for key in shared)

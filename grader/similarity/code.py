@@ -19,7 +19,7 @@ import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 
-from grader.similarity.rarity import shared_rare
+from grader.similarity.rarity import Shared, shared_rare
 
 K = 12  # tokens per k-gram: about one line of NumPy
 WINDOW = 6  # k-grams per winnowing window: a match of K + WINDOW - 1 tokens is always seen
@@ -132,15 +132,25 @@ def fingerprints(code: str) -> Fingerprints:
         for start in range(max(len(ids) - K + 1, 1 if ids else 0)):
             grams.append((hash(tuple(ids[start : start + K])), unit[start][1], unit[min(start + K, len(unit)) - 1][1]))
     lines: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    chosen = -1
-    for start in range(max(len(grams) - WINDOW + 1, 1 if grams else 0)):
-        window = [value for value, _, _ in grams[start : start + WINDOW]]
-        smallest = min(window)
-        position = start + len(window) - 1 - window[::-1].index(smallest)
-        if position != chosen:
-            chosen = position
-            lines[smallest].append(grams[position][1:])
+    for position in _winnowed([value for value, _, _ in grams]):
+        lines[grams[position][0]].append(grams[position][1:])
     return Fingerprints(dict(lines))
+
+
+def _winnowed(values: list[int]) -> list[int]:
+    """The positions winnowing keeps: of each window of WINDOW values (or of all, if
+    fewer), the rightmost smallest, each once. In NumPy, imported here so that the
+    command starts without it when --similarity is not asked for."""
+    import numpy as np
+
+    if not values:
+        return []
+    array = np.array(values, dtype=np.int64)
+    width = min(WINDOW, len(array))
+    windows = np.lib.stride_tricks.sliding_window_view(array, width)[:, ::-1]
+    positions = np.arange(len(windows)) + width - 1 - np.argmin(windows, axis=1)
+    # The rightmost smallest never moves left as the window slides: repeats are adjacent.
+    return np.unique(positions).tolist()
 
 
 @functools.cache
@@ -157,10 +167,10 @@ def boilerplate(shared_code: list[str]) -> set[int]:
     return {value for code in shared_code + rewritten for value in fingerprints(code).lines}
 
 
-def code_matches(files: dict[str, Fingerprints], given: set[int]) -> dict[tuple[str, str], tuple[float, list[int]]]:
-    """Every pair of ``files`` (id -> fingerprints) sharing at least MIN_SHARED
-    fingerprints that are neither ``given`` nor common (grader.similarity.rarity): its
-    score and the shared fingerprints (see :func:`fragments`)."""
+def code_matches(files: dict[str, Fingerprints], given: set[int]) -> Shared:
+    """The score of every pair of ``files`` (id -> fingerprints) sharing at least
+    MIN_SHARED fingerprints that are neither ``given`` nor common
+    (grader.similarity.rarity), and the fingerprints a pair shares (see :func:`fragments`)."""
     holdings = {student: [value for value in found.lines if value not in given] for student, found in files.items()}
     return shared_rare(holdings, COMMON_SHARE, minimum=MIN_SHARED, floor=MIN_OWN)
 
