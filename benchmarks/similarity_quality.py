@@ -2,6 +2,7 @@
 
     python benchmarks/similarity_quality.py              # grades the set (a minute or two)
     python benchmarks/similarity_quality.py --code-only  # the code signal alone, no grading
+    python benchmarks/similarity_quality.py --code-only --dolos DOLOS/samples/python/benchmark_files
 
 Independent heads: tests/heads/second_set/ (written blind, in many styles, most of them
 close to the lesson's code), tests/heads/correct/ and tests/heads/buggy/ (another
@@ -20,6 +21,15 @@ flagged: first by the code alone, then (unless --code-only) from
 ``grader grade --similarity`` on the set written to a folder, which adds the behaviour
 signal, with the signal that listed each pair. Then the time the analysis takes on 2,000
 files (the set repeated: every repeat is a copy, the worst case for the index).
+
+``--dolos DIR``: also the Dolos project's Python benchmark (``samples/python/
+benchmark_files`` of github.com/dodona-edu/dolos, MIT; not copied here): UPGMA_A, an
+independent UPGMA_B, and files derived from A (an exact copy, lines moved, functions
+moved, variables renamed, B's ``loadtxt`` copied in, and A and B combined). Its README
+says which parts of which files match; the pairs counted derived here are every two
+files made from A, and B with the two that hold B's code. By code alone, on the eight
+files as they are and then inside the quality set's batch (alone, A's code is in seven
+of eight files: what most of the class shares, which counts for nothing by design).
 """
 
 from __future__ import annotations
@@ -121,9 +131,24 @@ def graded_similarity(files: dict[str, str]) -> dict:
         return json.loads((out / "similarity.json").read_text())
 
 
+def dolos(folder: Path, threshold: float) -> None:
+    samples = {path.stem: path.read_text(encoding="utf-8") for path in sorted(folder.glob("UPGMA_*.py"))}
+    from_a = {name for name in samples if name.startswith("UPGMA_A")}
+    with_b = {"UPGMA_B", "UPGMA_A_B_combined", "UPGMA_A_functioncopied"}
+    derived = {pair for pair in itertools.combinations(sorted(samples), 2) if set(pair) <= from_a or set(pair) <= with_b}
+    background = quality_set()[0]
+    for label, files in (("the eight alone", samples), (f"inside the {len(background)} heads of the quality set", {**background, **samples})):
+        listed = {(pair["a"], pair["b"]): pair["score"] for pair in analyse([(s, c, None) for s, c in files.items()], threshold)["pairs"]}
+        print(f"Dolos's Python benchmark, {label}: derived pairs found {len(listed.keys() & derived)} of {len(derived)}, "
+              f"independent pairs flagged {len(listed.keys() - derived)} of {len(files) * (len(files) - 1) // 2 - len(derived)}")
+        for pair in sorted(derived - listed.keys()):
+            print(f"    missed {pair[0]} ~ {pair[1]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--code-only", action="store_true", help="skip grading: the code signal alone")
+    parser.add_argument("--dolos", type=Path, help="Dolos's samples/python/benchmark_files, to measure on them too")
     options = parser.parse_args()
     files, derived = quality_set()
     print(f"{len(files)} heads ({len(derived)} derived pairs), threshold {DEFAULT_THRESHOLD}\n")
@@ -131,6 +156,9 @@ def main() -> None:
     tally("code alone", analyse([(student, code, None) for student, code in files.items()])["pairs"], derived, own)
     if not options.code_only:
         tally("graded, code and behaviour", graded_similarity(files)["pairs"], derived, own)
+    if options.dolos:
+        print()
+        dolos(options.dolos, DEFAULT_THRESHOLD)
     many = [(f"s{number:04d}", code) for number, code in zip(range(2000), itertools.cycle(files.values()))]
     started = time.perf_counter()
     result = analyse([(student, code, None) for student, code in many])

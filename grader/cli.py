@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import time
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from grader.report import write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess
-from grader.similarity import DEFAULT_THRESHOLD, of_batch
+from grader.similarity import DEFAULT_THRESHOLD, of_batch, similarity_json
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 
 INTERNAL_ERROR_EXIT = 70
@@ -321,7 +320,7 @@ def grade(
             progress.finish()
     similar = of_batch(read_in_full(out, reports), similarity_threshold) if similarity else None
     if similar is not None:
-        write_atomic(out / "similarity.json", json.dumps(similar[0], indent=2) + "\n")
+        write_atomic(out / "similarity.json", similarity_json(similar[0]))
     if html:
         write_pages(read_in_full(out, reports), out, similar)
     if junit:

@@ -20,6 +20,7 @@ to look, never proof, and nothing here changes a grade or reaches a student.
 from __future__ import annotations
 
 import hashlib
+import json
 import itertools
 from collections.abc import Iterable
 from pathlib import Path
@@ -73,6 +74,18 @@ def analyse(
         })
     pairs.sort(key=lambda pair: (-pair["score"], pair["a"], pair["b"]))
     return {"schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs)}
+
+
+def similarity_json(found: dict[str, Any]) -> str:
+    """``found`` (see :func:`analyse`) as ``similarity.json``'s text: a pair, or a group,
+    per line. Indenting the whole would take the standard library's pure-Python encoder,
+    a second for the thousands of pairs of a big batch of copies."""
+
+    def listed(items: list[Any]) -> str:
+        return "[" + ",".join(f"\n  {json.dumps(item)}" for item in items) + ("\n ]" if items else "]")
+
+    head = {key: value for key, value in found.items() if key not in {"pairs", "groups"}}
+    return f'{json.dumps(head)[:-1]},\n "pairs": {listed(found["pairs"])},\n "groups": {listed(found["groups"])}}}\n'
 
 
 def of_batch(reports: Iterable[Report], threshold: float = DEFAULT_THRESHOLD) -> tuple[dict[str, Any], dict[str, str]]:
