@@ -20,8 +20,8 @@ to look, never proof, and nothing here changes a grade or reaches a student.
 from __future__ import annotations
 
 import hashlib
-import json
 import itertools
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any

@@ -5,11 +5,11 @@ same checks with the same counterexample, byte for byte (its input, what was exp
 what came back). Each failed check's (id, feedback, counterexample) is one behaviour, read
 from the reports: nothing is called again. A behaviour weighs more the rarer it is in the
 batch; one that more than a third of the class shows weighs nothing (a common mistake is
-no signal). Nor does a report's whose failures the grader explains by mistakes of its
+no signal). Nor do the failures of a report that the grader explains by mistakes of its
 catalogue (grader.diagnoses) alone: those are the mistakes students make on their own,
 and two independent heads with one of them fail the same checks on the same
-counterexamples, however rare the mistake is in the batch. Two reports' score is that
-of grader.similarity.rarity.
+counterexamples, however rare the mistake is in the batch; nor failed bonus checks.
+Two reports' score is that of grader.similarity.rarity.
 """
 
 from __future__ import annotations

@@ -95,9 +95,8 @@ def tokens(code: str) -> list[list[tuple[str, int]]]:
     """Normalised tokens of ``code`` with their lines, in units: one per top-level
     statement (a whole function, an import, an assignment). k-grams stay inside a unit,
     so that two files that put the lesson's functions in the same other order share
-    nothing for it (only the order would be shared). A
-    regular expression rather than Python's tokenizer, which is five times slower: a
-    batch of thousands pays for this."""
+    nothing for it (only the order would be shared). A regular expression rather than
+    Python's tokenizer, which is five times slower: a batch of thousands pays for this."""
     units: list[list[tuple[str, int]]] = [[]]
     line = 1
     previous = ""
