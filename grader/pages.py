@@ -199,7 +199,8 @@ def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str
     body = [
         "<h2>Submissions that look alike</h2>",
         f"<p class=\"muted\">A reason to look, never proof (pairs scoring at least {found['threshold']:g}; "
-        "the lesson's code and what most of the class shares are left out). Grades are unchanged.</p>",
+        "the lesson's code, what most of the class shares and the mistakes the grader names, which students "
+        "make on their own, are left out). Grades are unchanged.</p>",
     ]
     if not found["pairs"]:
         body.append("<p class=\"muted\">No pair scored above the threshold.</p>")
