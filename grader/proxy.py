@@ -42,7 +42,7 @@ from grader.outcomes import (
     WorkerCrashed,
     outcome,
 )
-from grader.sandbox import Limits
+from grader.sandbox import MIB, SCRATCH_BYTES, Limits
 from grader.sources import Source
 from grader.workers import Worker, start_worker as start_worker_process
 
@@ -478,6 +478,7 @@ class Submission(StudentFunctions):
                 hint = self.source.why_undefined(undefined.group(1))
             if kind == "BlockingIOError" or (kind == "RuntimeError" and "can't start new thread" in text):
                 hint = "; the sandbox lets a submission start only a few processes and threads: the lesson's functions need none"
+            hint = hint or _space_hint(kind, text, self.limits)
             raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line)
         if status == "missing":
             raise FunctionMissing(self._missing(function))
@@ -522,7 +523,7 @@ class Submission(StudentFunctions):
             raise self._session_failure from None
         if header.get("status") == "import_failed":
             worker.kill()
-            self._session_failure = ImportFailed(_import_message(header, self.source))
+            self._session_failure = ImportFailed(_import_message(header, self.source, self.limits))
             raise self._session_failure
         functions = header.get("functions")
         if header.get("status") != "ready" or not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
@@ -559,10 +560,24 @@ def _clone(error: SubmissionError) -> SubmissionError:
     return copy
 
 
-def _import_message(header: dict[str, Any], source: Source) -> str:
+def _import_message(header: dict[str, Any], source: Source, limits: Limits) -> str:
     kind, text, line = str(header.get("type"))[:100], str(header.get("message"))[:500], header.get("line")
     where = f" at {source.line_at(line)}" if type(line) is int else ""
-    return f"{source.name} could not be imported: {kind}{where}: {text}"
+    return f"{source.name} could not be imported: {kind}{where}: {text}{_space_hint(kind, text, limits)}"
+
+
+def _space_hint(kind: str, text: str, limits: Limits) -> str:
+    """What a submission that ran out of room to write is told of the room it has."""
+    if not kind.endswith("Error"):
+        return ""
+    if "[Errno 27]" in text:  # EFBIG: RLIMIT_FSIZE
+        return f"; a file a submission writes may hold at most {limits.file_size_mb} MiB: the lesson's functions need no files"
+    if limits.isolation == "bubblewrap" and ("[Errno 28]" in text or "[Errno 30]" in text):  # ENOSPC, EROFS
+        return (
+            f"; a submission may write only to /tmp and /dev/shm, which hold {SCRATCH_BYTES // MIB} MiB each "
+            "and are emptied before every submission: the lesson's functions need no files"
+        )
+    return ""
 
 
 def _pack_request(request: Request, arrays: list[np.ndarray]) -> dict[str, Any]:

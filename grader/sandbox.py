@@ -10,7 +10,8 @@ Two isolations:
 - ``bubblewrap`` (the grade of record): workers run under ``bwrap`` with every
   namespace unshared (no network, their own PIDs), no capabilities, uid/gid 65534, a
   read-only view of only the system libraries, the Python standard library and numpy,
-  their folder mounted read-only and a private ``/tmp``. The grader, the reference head
+  their folder mounted read-only, and nothing writable but a private, size-capped
+  ``/tmp`` and ``/dev/shm`` (the root and every other mount are read-only). The grader, the reference head
   and other submissions are not in their view. A grader run by root starts ``bwrap``
   itself as uid/gid 65534 wherever that user can read this Python and numpy, so the
   sandbox is not root outside its user namespace either, and RLIMIT_NPROC (counted per
@@ -90,6 +91,9 @@ class Limits:
             "RLIMIT_CPU": self.cpu_seconds,
             "RLIMIT_FSIZE": self.file_size_mb * MIB,
             "RLIMIT_NOFILE": self.open_files,
+            # No POSIX message queue: one lives in the sandbox's IPC namespace, which every
+            # worker of a job shares, and nothing would remove it between them.
+            "RLIMIT_MSGQUEUE": 0,
         }
         if self.isolation == "bubblewrap":
             # Counted in the sandbox's own user namespace, so it bounds the sandbox alone
@@ -151,6 +155,11 @@ def bubblewrap_command(
     # leaves there is not counted in its RLIMIT_AS.
     size = ["--size", str(SCRATCH_BYTES)] if "--size" in _bubblewrap_options() else []
     command += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
+    # Nothing else may be written: a file left in the root tmpfs, /opt or /dev would outlive
+    # its worker and meet every later one of the job (a module on the sandbox's path, or
+    # memory its cgroup keeps counting). Remounts are not recursive, so they come after
+    # every mount beneath them, and /tmp and /dev/shm stay writable.
+    command += ["--remount-ro", "/dev", "--remount-ro", "/"]
     for name, value in {**environment, "HOME": "/tmp", "PYTHONPATH": SANDBOX_SITE}.items():
         command += ["--setenv", name, value]
     return command + ["--", interpreter, "-S", *python_args]

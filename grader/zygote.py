@@ -23,8 +23,11 @@ Workers have the zygote's uid, so these rules keep submissions apart:
 
 - before every spawn, and on clear, it kills every other process in the sandbox
   (``kill(-1)`` from the init of the sandbox's PID namespace reaches all of them), then
-  empties ``/tmp`` and ``/dev/shm`` and removes every System V IPC object, so nothing
-  one submission started or left meets the next;
+  empties ``/tmp`` and ``/dev/shm`` (the only places a worker can write: the sandbox's
+  root and every other mount are read-only) and removes every System V IPC object, so
+  nothing one submission started or left meets the next (a worker may create no POSIX
+  message queue: its RLIMIT_MSGQUEUE is 0);
+- every module a worker needs is imported here, before any submission runs;
 - it is the namespace's init and not dumpable: no worker can stop, kill or ptrace it,
   or read or write its memory;
 - what a worker can still change in it (rlimits, nice value, scheduling, CPU affinity,
@@ -45,6 +48,16 @@ import time
 
 import numpy  # noqa: F401  (imported once, for every worker forked from here)
 
+# What a worker imports for the first time otherwise (numpy.random to seed it, and its
+# hashlib, random, secrets; the linear algebra heads use): imported here, before any
+# submission runs, so no worker reads a module from disk, and each starts sooner. (One
+# that cannot be imported here cannot be in a worker either: the worker says so.)
+try:
+    import numpy.linalg  # noqa: F401
+    import numpy.random  # noqa: F401
+except ImportError:
+    pass
+
 import wire  # the copies beside this script in the sandbox folder
 import worker
 
@@ -52,6 +65,7 @@ SUBMISSION_PATH = "/tmp/attention.py"
 SCRATCH_FOLDERS = ("/tmp", "/dev/shm")
 CLEAR_SECONDS = 2.0
 PR_SET_DUMPABLE = 4
+PR_GET_TIMERSLACK = 30
 IPC_RMID = 0
 # /proc/sysvipc/<kind> lists the ids in its second column; each kind has its own remover.
 IPC_KINDS = ("shm", "msg", "sem")
@@ -61,10 +75,16 @@ _exits: dict[int, int] = {}
 
 
 def _state() -> tuple:
-    """What a process of the same uid can change in this one and every worker inherits."""
+    """What a process of the same uid can change in this one and every worker inherits
+    (or that decides which process the kernel kills for memory)."""
     limits = tuple(resource.getrlimit(getattr(resource, name)) for name in sorted(dir(resource)) if name.startswith("RLIMIT_"))
     policy = os.sched_getscheduler(0)
-    return limits, os.getpriority(os.PRIO_PROCESS, 0), policy, os.sched_getparam(0), os.sched_getaffinity(0)
+    with open("/proc/self/oom_score_adj") as score:
+        oom_score = score.read()
+    return (
+        limits, os.getpriority(os.PRIO_PROCESS, 0), policy, os.sched_getparam(0), os.sched_getaffinity(0),
+        oom_score, _libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0),
+    )
 
 
 def _reap() -> None:
