@@ -52,6 +52,7 @@ def test_convex_combination(submission, qkv):
     Q, K, V = qkv
     out, _ = expect.pair(submission.attention(Q, K, V), "attention(Q, K, V)")
     expect.shape(out, (Q.shape[0], V.shape[1]), "out")
+    expect.finite(out, "out")  # nan compares False with both bounds: it is never "outside"
     slack = expect.ATOL * max(1.0, float(np.abs(V).max()))
     low, high = V.min(axis=0) - slack, V.max(axis=0) + slack
     outside = np.argwhere((out < low) | (out > high))

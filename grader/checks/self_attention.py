@@ -28,6 +28,9 @@ def test_permutation_equivariance(submission, xw_order):
     out, A = expect.pair(submission.self_attention(X, Wq, Wk, Wv), "self_attention(X, Wq, Wk, Wv)")
     out_p, A_p = expect.pair(submission.self_attention(X[order], Wq, Wk, Wv), "self_attention(X[order], Wq, Wk, Wv)")
     expect.shape(out, (X.shape[0], Wv.shape[1]), "out")
+    # Both sides are the student's: nan would equal nan, so neither may hold any.
+    expect.finite(out, "out")
     expect.close(out_p, out[order], "self_attention(X[order], ...) out, compared with out[order],")
     expect.shape(A, (X.shape[0], X.shape[0]), "A")
+    expect.finite(A, "A")
     expect.close(A_p, A[order][:, order], "self_attention(X[order], ...) A, compared with A[order][:, order],")

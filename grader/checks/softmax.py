@@ -29,6 +29,9 @@ def test_shift_invariance(submission, x, shift):
     shifts = shift * np.linspace(-1.0, 1.0, x.shape[0])[:, None]
     p = expect.array(submission.softmax(x), "softmax(x)")
     p_shifted = expect.array(submission.softmax(x + shifts), "softmax(x + c)")
+    # Both sides are the student's: nan would equal nan, so neither may hold any.
+    expect.finite(p, "softmax(x)")
+    expect.finite(p_shifted, "softmax(x + c)")
     expect.close(p_shifted, p, "softmax(x + c), compared with softmax(x),")
 
 
