@@ -29,7 +29,11 @@ def describe(value: Any) -> str:
 
 
 def array(value: Any, call: str, *, as_float: bool = True) -> np.ndarray:
-    """``value`` as a (float) array, or a failure saying what came back instead."""
+    """``value`` as a (float) array, or a failure saying what came back instead. A list
+    of arrays of one shape (rows, say) is the array they stack into."""
+    if isinstance(value, tuple) and value and all(isinstance(item, np.ndarray) for item in value):
+        if len({item.shape for item in value}) == 1:
+            value = np.stack(value)
     if not isinstance(value, np.ndarray):
         raise CheckFailure(f"{call} should return an array; it returned {describe(value)}")
     return value.astype(np.float64) if as_float else value

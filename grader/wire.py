@@ -92,8 +92,10 @@ def answer_frame(value: Any, args_after: list[Any] | None = None) -> bytes:
 class ArrayPacker:
     """Turns nested Python values into JSON-able values plus a list of arrays.
 
-    Tuples stay sequences (``(out, A)``); lists, scalars and arrays become arrays, so a
-    head that returns nested lists is graded like one that returns an ndarray.
+    Tuples stay sequences (``(out, A)``), and so does a list of arrays (``return [out,
+    A]``); other lists, scalars and arrays become arrays, so a head that returns nested
+    lists is graded like one that returns an ndarray. Floats wider than float64
+    (``np.longdouble``) are sent as float64, which the checks compare in anyway.
     """
 
     def __init__(self) -> None:
@@ -102,12 +104,17 @@ class ArrayPacker:
     def pack(self, value: Any, depth: int = 0) -> Any:
         if value is None:
             return None
-        if isinstance(value, tuple) and depth < MAX_NESTING:
+        sequence = isinstance(value, tuple) or (
+            type(value) is list and bool(value) and all(isinstance(item, np.ndarray) for item in value)
+        )
+        if sequence and depth < MAX_NESTING:
             return {"$tuple": [self.pack(item, depth + 1) for item in value]}
         try:
             array = _plain_array(value)
         except Exception as error:  # a ragged list, a custom object, ...
             return {"$unsupported": f"a {type(value).__name__} ({str(error)[:200]})"}
+        if array.dtype.kind == "f" and array.dtype.itemsize > 8:
+            array = array.astype("<f8")
         if array.dtype.str not in ALLOWED_DTYPES:
             described = f"an array of dtype {array.dtype}" if isinstance(value, np.ndarray) else f"a {type(value).__name__}"
             return {"$unsupported": described}

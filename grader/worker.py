@@ -21,6 +21,8 @@ import resource
 import sys
 import traceback
 
+import numpy as np
+
 import wire  # the copy beside this script in the sandbox folder, not grader.wire
 
 FUNCTIONS = ("softmax", "attention", "self_attention", "causal_mask")
@@ -84,8 +86,8 @@ def _answer(module, request: dict, arrays: list, path: str) -> bytes:
     function = getattr(module, name, None) if name in FUNCTIONS else None
     if not callable(function):
         return wire.encode({"status": "missing", "function": name}, [])
-    args = [wire.unpack(arg, arrays) for arg in request.get("args", [])]
-    kwargs = {key: wire.unpack(value, arrays) for key, value in request.get("kwargs", {}).items()}
+    args = [_owned(wire.unpack(arg, arrays)) for arg in request.get("args", [])]
+    kwargs = {key: _owned(wire.unpack(value, arrays)) for key, value in request.get("kwargs", {}).items()}
     try:
         result = function(*args, **kwargs)
     except BaseException as error:  # SystemExit and KeyboardInterrupt are answers too
@@ -93,15 +95,21 @@ def _answer(module, request: dict, arrays: list, path: str) -> bytes:
     return wire.answer_frame(result, args if request.get("return_args") else None)
 
 
+def _owned(value):
+    """``value`` as a head's own test data would be: each array a fresh one that owns its
+    memory, not a view into the frame it came in (whose flags, base and neighbours would
+    tell a head the grader's inputs from anyone else's)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple):
+        return tuple(_owned(item) for item in value)
+    return value
+
+
 def _seed_numpy() -> None:
     """Seed numpy's global generator, so a head that draws from np.random gets the same
     answers, and so the same report, at every run (a fresh worker starts the sequence anew)."""
-    try:
-        import numpy
-
-        numpy.random.seed(0)
-    except ImportError:
-        pass  # the submission's own import then says so
+    np.random.seed(0)
 
 
 def serve(requests: int, replies: int, path: str, load) -> None:

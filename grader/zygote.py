@@ -24,9 +24,10 @@ Workers have the zygote's uid, so these rules keep submissions apart:
 - before every spawn, and on clear, it kills every other process in the sandbox
   (``kill(-1)`` from the init of the sandbox's PID namespace reaches all of them), then
   empties ``/tmp`` and ``/dev/shm`` (the only places a worker can write: the sandbox's
-  root and every other mount are read-only) and removes every System V IPC object, so
-  nothing one submission started or left meets the next (a worker may create no POSIX
-  message queue: its RLIMIT_MSGQUEUE is 0);
+  root and every other mount are read-only), removes every System V IPC object and
+  empties the keyrings workers share, so nothing one submission started or left meets
+  the next (a worker may create no POSIX message queue: its RLIMIT_MSGQUEUE is 0, and
+  each has a session keyring of its own);
 - every module a worker needs is imported here, before any submission runs;
 - it is the namespace's init and not dumpable: no worker can stop, kill or ptrace it,
   or read or write its memory;
@@ -39,6 +40,7 @@ Workers have the zygote's uid, so these rules keep submissions apart:
 
 import ctypes
 import os
+import re
 import resource
 import shutil
 import signal
@@ -69,6 +71,14 @@ PR_GET_TIMERSLACK = 30
 IPC_RMID = 0
 # /proc/sysvipc/<kind> lists the ids in its second column; each kind has its own remover.
 IPC_KINDS = ("shm", "msg", "sem")
+
+# keyctl(2) has no libc wrapper: the syscall by its number, where it is known. The user
+# keyrings a sandbox sees are its user namespace's own from Linux 5.3 on; before, they
+# could be the host user's, which the zygote then leaves alone.
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+KEYRINGS_OF_THE_NAMESPACE = tuple(int(part) for part in re.findall(r"\d+", os.uname().release)[:2]) >= (5, 3)
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -3, -4, -5
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _exits: dict[int, int] = {}
@@ -136,6 +146,20 @@ def _remove_ipc_objects() -> None:
             removers[kind](int(row.split()[1]))
 
 
+def _keyctl(*args: int | None) -> None:
+    if SYS_KEYCTL is not None:
+        _libc.syscall(SYS_KEYCTL, *args)
+
+
+def _clear_keys() -> None:
+    """Empty the keyrings every worker of the sandbox can reach: the user's two (shared by
+    the uid) and the zygote's session keyring (each worker joins one of its own)."""
+    _keyctl(KEYCTL_CLEAR, KEY_SPEC_SESSION_KEYRING)
+    if KEYRINGS_OF_THE_NAMESPACE:
+        _keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING)
+        _keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING)
+
+
 def _clear() -> None:
     """Kill every other process and remove what workers left; exit (the trusted side
     starts a new sandbox) if anything survives."""
@@ -154,6 +178,7 @@ def _clear() -> None:
     for folder in SCRATCH_FOLDERS:
         _empty(folder)
     _remove_ipc_objects()
+    _clear_keys()
     if any(os.listdir(folder) for folder in SCRATCH_FOLDERS):
         sys.exit("files survived the clean-up")
 
@@ -162,6 +187,7 @@ def _become_worker(limits: dict, requests: int, replies: int) -> None:
     """In the forked child: shed everything of the zygote's, then serve the submission."""
     try:
         os.setsid()
+        _keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # a session keyring of its own, gone with it
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the zygote ignores it
         for name in os.listdir("/proc/self/fd"):
             fd = int(name)
@@ -197,6 +223,7 @@ def main() -> None:
     if os.getpid() != 1:
         sys.exit("the zygote runs only as the init of its own bubblewrap sandbox (--as-pid-1)")
     _libc.prctl(PR_SET_DUMPABLE, 0)
+    _keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # not the one bubblewrap was started in
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Python's handler would let a worker stop it
     worker._die_with_parent()
     control = socket.socket(fileno=os.dup(0))

@@ -41,6 +41,7 @@ def test_nonnegative(submission, qkv):
     """A has no negative (or non-finite) weights."""
     Q, K, V = qkv
     _, A = expect.pair(submission.attention(Q, K, V), "attention(Q, K, V)")
+    expect.shape(A, (Q.shape[0], K.shape[0]), "A")  # an empty A has no negative weight either
     expect.finite(A, "A")
     bad = np.argwhere(A < 0)
     expect.holds(bad.size == 0, f"A has a negative weight at index {bad[:1].tolist()}", got=A)

@@ -49,12 +49,15 @@ def test_arbitrary(submission, qkvm):
 
 @check(qkvm=strategies.one_row_fully_masked())
 def test_fully_masked_row_nan(submission, qkvm):
-    """A fully masked row of A is nan (the signal of a broken mask); other rows stay correct."""
+    """A fully masked row of A is nan (the signal of a broken mask); other rows, of A and of
+    out, stay correct: the nan stays in that row."""
     Q, K, V, mask = qkvm
-    _, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
+    out, A = expect.pair(submission.attention(Q, K, V, mask), CALL)
     expect.shape(A, mask.shape, "A")
     dead = ~mask.any(axis=1)
     row = int(np.argmax(dead))
     expect.holds(np.isnan(A[row]).all(), f"row {row} of the mask is all False, so A[{row}] should be all nan", got=A)
-    _, expected_A = reference.attention(Q, K, V, mask)
+    expected_out, expected_A = reference.attention(Q, K, V, mask)
     expect.close(A[~dead], expected_A[~dead], "the rows of A that have unmasked keys")
+    expect.shape(out, expected_out.shape, "out")
+    expect.close(out[~dead], expected_out[~dead], "the rows of out whose queries have unmasked keys")

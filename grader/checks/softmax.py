@@ -18,6 +18,7 @@ def test_rows_sum_to_one(submission, x):
 def test_nonnegative(submission, x):
     """softmax(x) has no negative (or non-finite) entries."""
     p = expect.array(submission.softmax(x), "softmax(x)")
+    expect.shape(p, x.shape, "softmax(x)")  # an empty array has no negative entry either
     expect.finite(p, "softmax(x)")
     bad = np.argwhere(p < 0)
     expect.holds(bad.size == 0, f"softmax(x) has a negative entry at index {bad[:1].tolist()}", got=p)

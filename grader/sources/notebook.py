@@ -30,6 +30,7 @@ import logging
 import re
 import textwrap
 import tokenize
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,9 @@ DEFINED = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*=[^=
 # A cell the size of the code limit in small statements has about 300,000; the lesson's
 # four functions about 300. Past this, reading would take seconds of the grader's time.
 MAX_NODES_PER_CELL = 100_000
+# Cells of any kind: nbformat's reading and validation take time in their number, and a
+# notebook within the size limit could hold 600,000 empty ones (about 80 s to read).
+MAX_CELLS = 5_000
 # Tokenizing a cell to find where its statements start takes about 1 s per 150 KB; a
 # larger cell with IPython lines in it has every line that looks like one left out.
 MAX_TOKENIZED_CELL = 100_000
@@ -123,14 +127,38 @@ def _read(content: bytes, name: str) -> Any:
     """The notebook as nbformat 4, or :class:`Unusable`. A notebook 4 that strays from the
     schema only by a missing ``metadata`` or ``outputs`` (as some tools write them) is read
     with those filled in."""
-    import nbformat  # about 0.2 s, paid only by runs that read a notebook
-
     text = json_text(content)
     if text is None:
         raise Unusable(f"{name} is not text in a Unicode encoding: save the notebook again")
-    # nbformat logs schema problems to the traitlets logger; the grader reports them as it
-    # sees fit, and prints nothing else (a check process's stderr is its own).
+    _refuse_too_many_cells(text, name)
+    # nbformat logs schema problems to the traitlets logger and warns of missing cell ids;
+    # the grader reports them as it sees fit, and prints nothing else (the instructor's
+    # terminal, and a check process's stderr, are not the student's).
     logging.getLogger("traitlets").setLevel(logging.CRITICAL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _read_text(text, content, name)
+
+
+def _refuse_too_many_cells(text: str, name: str) -> None:
+    if text.count('"cell_type"') <= MAX_CELLS:
+        return  # every cell has one: no need to parse the JSON twice to count them
+    try:
+        document = json.loads(text)
+    except Exception:  # broken JSON: nbformat says how
+        return
+    if not isinstance(document, dict):
+        return
+    sheets = document.get("worksheets")  # nbformat 3
+    containers = [document, *(sheet for sheet in (sheets if isinstance(sheets, list) else []) if isinstance(sheet, dict))]
+    count = sum(len(cells) for cells in (part.get("cells") for part in containers) if isinstance(cells, list))
+    if count > MAX_CELLS:
+        raise Unusable(f"{name} has {count} cells; a notebook may have at most {MAX_CELLS}: remove the empty ones")
+
+
+def _read_text(text: str, content: bytes, name: str) -> Any:
+    import nbformat  # about 0.2 s, paid only by runs that read a notebook
+
     try:
         return nbformat.reads(text, as_version=4, capture_validation_error={})
     except nbformat.reader.NotJSONError:

@@ -1,7 +1,9 @@
 """The lesson's head, which refuses to import unless its bubblewrap sandbox is as a fresh
 worker finds it: nothing in /tmp but its own file, nothing in /dev/shm, no System V
-shared memory, its nice value 0, every CPU, and the grader's default limits."""
+shared memory, no key a worker left in a keyring, its nice value 0, every CPU, and the
+grader's default limits."""
 
+import ctypes
 import os
 import resource
 
@@ -11,6 +13,12 @@ assert os.listdir("/tmp") == ["attention.py"], os.listdir("/tmp")
 assert os.listdir("/dev/shm") == [], os.listdir("/dev/shm")
 with open("/proc/sysvipc/shm") as _segments:
     assert len(_segments.read().splitlines()) == 1, "a shared memory segment was left behind"
+_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+if _SYS_KEYCTL is not None:
+    _keyctl = ctypes.CDLL(None, use_errno=True).syscall
+    for _keyring in (-3, -4, -5):  # session, user, user session
+        _found = _keyctl(_SYS_KEYCTL, 10, _keyring, b"user", b"left-for-the-next-worker", 0)  # KEYCTL_SEARCH
+        assert _found == -1, f"a key left by an earlier worker is in keyring {_keyring}"
 assert os.getpriority(os.PRIO_PROCESS, 0) == 0
 assert os.sched_getaffinity(0) == set(range(os.cpu_count())), os.sched_getaffinity(0)
 assert resource.getrlimit(resource.RLIMIT_AS)[0] == 1024 * 1024 * 1024
