@@ -4,4 +4,14 @@ Data flows one way: submission -> worker (sandboxed) -> check results (pytest +
 Hypothesis, trusted) -> score (pure) -> report (versioned JSON, text).
 """
 
-__version__ = "0.6.0"
+import os
+import sys
+
+# `python -m grader` puts the working directory first on sys.path: run from a folder of
+# submissions, a student's click.py or numpy.py there would be imported into the grader
+# itself. While `-m` imports this package, sys.argv[0] is still "-m"; the grader's own
+# modules are found through the package from here on, whatever sys.path says.
+if sys.argv[:1] == ["-m"] and sys.path[:1] in ([""], [os.getcwd()]):
+    del sys.path[0]
+
+__version__ = "0.7.0"

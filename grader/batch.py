@@ -1,7 +1,7 @@
-"""Grade a folder of submissions: find them, grade them (grader.executors), write the gradebook.
+"""Grade a folder of submissions: find them (grader.submissions), grade them
+(grader.executors), write the gradebook.
 
-A submission is ``DIR/<id>.py`` or ``DIR/<id>/attention.py``, or the same as a notebook
-(``.ipynb``). Each gets ``OUT/<id>.json``; the batch ends with ``OUT/summary.json`` and
+Each submission gets ``OUT/<id>.json``; the batch ends with ``OUT/summary.json`` and
 ``OUT/grades.csv``. This module is the batch's only writer, whichever executor grades.
 One bad submission never stops the batch: it gets a report with status ``error``.
 """
@@ -11,13 +11,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import json
 import statistics
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, sources
 from grader.errors import UsageError
 from grader.executors import Executor, local
 from grader.formats.gradebook import grades_csv
@@ -30,47 +28,11 @@ from grader.report import (
     write_atomic,
 )
 from grader.rubric import Rubric
+from grader.safe_text import json_text
 from grader.sandbox import Limits
 from grader.scoring import rubric_summary
-
-RESERVED_IDS = frozenset({"summary", "index", "similarity"})  # summary.json; index.html (--html); similarity.json
-SUFFIXES = (".py", ".ipynb")  # in order of preference, for one student's two files
-
-
-@dataclass(frozen=True)
-class SubmissionFile:
-    student: str
-    path: Path
-
-
-def find_submissions(folder: Path) -> list[SubmissionFile]:
-    """Every submission in ``folder``, sorted by id; clashing ids are an error, except that
-    a Python file wins over a notebook of the same id beside it (the ``.py`` a student
-    exported from their notebook, say)."""
-    if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder")
-    found: dict[str, SubmissionFile] = {}
-    candidates = []
-    for suffix in SUFFIXES:
-        candidates += [(p.stem, p) for p in folder.glob(f"*{suffix}")]
-        candidates += [(p.parent.name, p) for p in folder.glob(f"*/attention{suffix}")]
-    for student, path in sorted(candidates, key=lambda found: (found[0], SUFFIXES.index(found[1].suffix), found[1])):
-        if student.startswith("."):
-            continue
-        if student in RESERVED_IDS:
-            raise UsageError(f"submission id {student!r} ({path}) clashes with a file the batch writes; rename it")
-        if student in found:
-            if found[student].path.parent == path.parent and path.suffix != found[student].path.suffix:
-                continue  # the Python file beside it is graded
-            raise UsageError(f"two submissions have the id {student!r}: {found[student].path} and {path}")
-        found[student] = SubmissionFile(student, path)
-    if not found:
-        raise UsageError(
-            f"no submissions in {folder}: expected {folder}/<id>.py, {folder}/<id>/attention.py "
-            "or the same as .ipynb notebooks"
-        )
-    return list(found.values())
-
+from grader.sources.files import SubmissionFile
+from grader.submissions import find_submissions
 
 def grade_folder(
     folder: Path,
@@ -89,7 +51,7 @@ def grade_folder(
 
     ``executor`` grades (grader.executors; by default :mod:`grader.executors.local` with
     ``jobs`` jobs). A report already in ``out`` for the same file content, rubric, grader
-    version and sandbox is kept (so a killed batch resumes where it stopped) unless
+    version, sandbox and examples (grader.secret) is kept (so a killed batch resumes where it stopped) unless
     ``regrade``. ``on_report(report, done, total, kept)`` is called with each full report
     as its submission finishes.
     """
@@ -100,7 +62,7 @@ def grade_folder(
     for submission in submissions:
         kept = None if regrade else _kept_report(out, submission, rubric, limits)
         if kept is None:
-            pending.append((submission.path, submission.student))
+            pending.append(submission)
         else:
             reports.append(without_details(kept))
             on_report(kept, len(reports), len(submissions), True)
@@ -112,7 +74,7 @@ def grade_folder(
             reports.append(without_details(report))
             on_report(report, len(reports), len(submissions), False)
     reports.sort(key=lambda report: report.student)
-    write_atomic(out / "summary.json", json.dumps(summary(reports, rubric), indent=2) + "\n")
+    write_atomic(out / "summary.json", json_text(summary(reports, rubric), indent=2) + "\n")
     write_atomic(out / "grades.csv", grades_csv(reports, rubric))
     return reports
 
@@ -131,8 +93,10 @@ def read_in_full(out: Path, reports: list[Report]) -> Iterator[Report]:
 def _kept_report(out: Path, submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Report | None:
     try:
         previous = from_json((out / f"{submission.student}.json").read_text(encoding="utf-8"))
-        digest = hashlib.sha256(submission.path.read_bytes()).hexdigest()
-    except (OSError, UnicodeDecodeError):
+        # Read as grading reads it: a link, a pipe or an oversized file is graded again
+        # (into its error report), never opened or read whole here.
+        digest = hashlib.sha256(sources.read_bytes(submission.path, within=submission.folder)).hexdigest()
+    except (OSError, UnicodeDecodeError, UsageError):
         return None
     if previous is None:
         return None
@@ -141,6 +105,7 @@ def _kept_report(out: Path, submission: SubmissionFile, rubric: Rubric, limits: 
         and previous.rubric.get("sha256") == rubric.sha256
         and previous.grader_version == __version__
         and previous.sandbox == limits.isolation
+        and previous.examples == limits.examples
     )
     return previous if same else None
 

@@ -34,6 +34,10 @@ PRAIRIELEARN_HOME = "/attention-grader"
 # four functions never return 134 s (each check waits out one 5 s call timeout).
 PRAIRIELEARN_TIMEOUT = 180
 EXECUTABLES = frozenset({*GRADESCOPE_SCRIPTS, "entrypoint"})
+# The course secret (grader.secret), readable by root alone where the bundle grades: a
+# submission graded in a plain process runs as uid 65534 there.
+SECRET_FILE = "secret.txt"
+PRIVATE = frozenset({SECRET_FILE})
 CLASSROOM_WORKFLOW = ".github/workflows/classroom.yml"
 # What the grader imports at run time, pinned to the versions installed here.
 RUNTIME_REQUIREMENTS = ("numpy", "pytest", "pytest-json-report", "hypothesis", "click", "nbformat")
@@ -44,25 +48,25 @@ _COMPONENT = r"[a-z0-9]+(?:[._-][a-z0-9]+)*"
 IMAGE_NAME = re.compile(rf"{_COMPONENT}(?::[0-9]+)?(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?")
 
 
-def gradescope_bundle(out: Path, rubric: Rubric) -> list[str]:
+def gradescope_bundle(out: Path, rubric: Rubric, secret: bytes | None = None) -> list[str]:
     """Write Gradescope's autograder zip to ``out``; return the names of its entries.
 
     At its root: ``setup.sh`` and ``run_autograder`` (see grader/templates/gradescope),
-    and the grader's files (see :func:`_grader_files`).
+    and the grader's files (see :func:`_grader_files`), with the course ``secret`` if any.
     """
     entries = {name: (GRADESCOPE_TEMPLATES / name).read_bytes() for name in GRADESCOPE_SCRIPTS}
-    entries |= _grader_files(rubric)
+    entries |= _grader_files(rubric, secret)
     _write_zip(out, entries)
     return list(entries)
 
 
-def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
+def prairielearn_bundle(out: Path, rubric: Rubric, image: str, secret: bytes | None = None) -> list[str]:
     """Write into the new folder ``out`` what a PrairieLearn course needs; return its files.
 
     ``Dockerfile`` builds the external grader image (tag it ``image``), ``entrypoint``
     grades a submission in it (see grader/templates/prairielearn), ``info.json`` holds
     the question settings that use them, and the grader's files are the image's build
-    context (see :func:`_grader_files`).
+    context (see :func:`_grader_files`), with the course ``secret`` if any.
     """
     if IMAGE_NAME.fullmatch(image) is None:
         raise UsageError(f"--image {image!r} is not a Docker image name such as 'myorg/attention-grader:{__version__}'")
@@ -70,12 +74,13 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
         raise UsageError(f"{out} already exists and is not an empty folder: name a new one")
     python = f"{sys.version_info.major}.{sys.version_info.minor}"  # the Python the pins were resolved for
     dockerfile = (PRAIRIELEARN_TEMPLATES / "Dockerfile").read_text(encoding="utf-8")
+    dockerfile = dockerfile.replace("@SECRET@", f" {SECRET_FILE}" if secret is not None else "")
     entries = {
         "Dockerfile": dockerfile.replace("@PYTHON@", python).replace("@HOME@", PRAIRIELEARN_HOME).encode(),
         "entrypoint": (PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(),
         "info.json": (json.dumps(prairielearn_info(image), indent=2) + "\n").encode(),
     }
-    entries |= _grader_files(rubric)
+    entries |= _grader_files(rubric, secret)
     _write_folder(out, entries)
     return list(entries)
 
@@ -93,10 +98,11 @@ def prairielearn_info(image: str) -> dict[str, object]:
     }
 
 
-def _grader_files(rubric: Rubric) -> dict[str, bytes]:
+def _grader_files(rubric: Rubric, secret: bytes | None) -> dict[str, bytes]:
     """What every platform's bundle grades with: ``requirements.txt`` (the runtime
-    dependencies pinned to the versions installed here), ``rubric.toml`` and the
-    ``grader`` package with the reference head and the default rubric bundled inside."""
+    dependencies pinned to the versions installed here), ``rubric.toml``, the course
+    secret as ``secret.txt`` where there is one, and the ``grader`` package with the
+    reference head and the default rubric bundled inside."""
     entries = {
         "requirements.txt": "".join(
             f"{name}=={importlib.metadata.version(name)}\n" for name in RUNTIME_REQUIREMENTS
@@ -109,6 +115,8 @@ def _grader_files(rubric: Rubric) -> dict[str, bytes]:
             entries[f"grader/{relative.as_posix()}"] = path.read_bytes()
     for data_file in (REFERENCE_HEAD, DEFAULT_RUBRIC):
         entries[f"grader/_bundled/{data_file}"] = project_file(data_file).read_bytes()
+    if secret is not None:
+        entries[SECRET_FILE] = secret + b"\n"
     return entries
 
 
@@ -120,13 +128,17 @@ def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
         with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for name, content in entries.items():
                 info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
-                info.external_attr = (0o755 if name in EXECUTABLES else 0o644) << 16
+                info.external_attr = _mode(name) << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, content)
         os.replace(temporary, out)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode(name: str) -> int:
+    return 0o755 if name in EXECUTABLES else 0o600 if name in PRIVATE else 0o644
 
 
 def _write_folder(out: Path, entries: dict[str, bytes]) -> None:
@@ -139,7 +151,7 @@ def _write_folder(out: Path, entries: dict[str, bytes]) -> None:
             path = temporary / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
-            path.chmod(0o755 if name in EXECUTABLES else 0o644)
+            path.chmod(_mode(name))
         temporary.chmod(0o755)
         if out.exists():
             out.rmdir()  # empty, as prairielearn_bundle checked

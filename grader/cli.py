@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from grader import __version__
+from grader import __version__, secret
 from grader.batch import grade_folder, read_in_full
 from grader.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
@@ -32,10 +32,18 @@ from grader.report import write_atomic
 from grader.resources import DEFAULT_RUBRIC, project_file
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess
-from grader.similarity import DEFAULT_THRESHOLD, of_batch, similarity_json
+from grader.safe_text import shown
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
+from grader.similarity import DEFAULT_THRESHOLD, of_batch, similarity_json
+from grader.submissions import find_submissions
 
 INTERNAL_ERROR_EXIT = 70
+
+
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print ``text`` to the terminal, the one way this command does: a name or a message a
+    submission controls may hold escape sequences, which are shown, never sent."""
+    click.echo(shown(text), err=err, nl=nl)
 
 
 class GraderGroup(click.Group):
@@ -45,12 +53,12 @@ class GraderGroup(click.Group):
         try:
             return super().invoke(ctx)
         except GraderError as error:
-            click.echo(f"grader: error: {error}", err=True)
+            echo(f"grader: error: {error}", err=True)
             ctx.exit(error.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as error:  # a bug in the grader: say so in one line, no traceback
-            click.echo(f"grader: internal error: {type(error).__name__}: {error} (please report this)", err=True)
+            echo(f"grader: internal error: {type(error).__name__}: {error} (please report this)", err=True)
             ctx.exit(INTERNAL_ERROR_EXIT)
 
 
@@ -59,6 +67,16 @@ RUBRIC_OPTION = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Rubric TOML file (default: the bundled rubrics/attention_head.toml).",
+)
+
+
+SECRET_OPTION = click.option(
+    "--secret-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help=f"The course secret the examples' values are drawn from, so that no one can work them out from "
+    f"the public grader (default: ${secret.ENVIRONMENT_VARIABLE}, if set; else the public examples). The "
+    "platforms' bundles carry it, readable by root alone; export-student never does.",
 )
 
 
@@ -110,6 +128,7 @@ def shared_options(command: Callable) -> Callable:
             show_default=True,
             help="Processes and threads one sandbox may hold at once (a head never needs more than one).",
         ),
+        SECRET_OPTION,
     ]
     for option in reversed(options):
         command = option(command)
@@ -121,7 +140,7 @@ def _rubric(path: Path | None) -> Rubric:
 
 
 def _warn(message: str) -> None:
-    click.echo(f"grader: warning: {message}", err=True)
+    echo(f"grader: warning: {message}", err=True)
 
 
 def _limits(
@@ -131,6 +150,7 @@ def _limits(
     memory_mb: int,
     max_processes: int,
     sandbox: str,
+    secret_file: Path | None,
     *,
     self_check: bool = False,
     on_cluster: bool = False,
@@ -148,6 +168,7 @@ def _limits(
         memory_mb=memory_mb,
         max_processes=max_processes,
         isolation=isolation,
+        course_key=secret.course_key(secret_file),
     )
 
 
@@ -181,12 +202,20 @@ def _report_outputs(ctx: click.Context, param: click.Parameter, values: tuple[st
 )
 @click.option("--json", "json_path", metavar="PATH|-", default=None, help="Same as --format json:PATH.")
 @click.option("--html", "html_path", metavar="PATH", default=None, help="Same as --format html:PATH.")
+@click.option(
+    "--follow-links/--no-follow-links",
+    default=True,
+    show_default=True,
+    help="Grade FILE where it is a symbolic link (a student's own machine), or refuse it with one "
+    "sentence (the platforms' entry points, where the student chose what it points to).",
+)
 @shared_options
 def check(
     file: Path,
     formats: list[tuple[str, str]],
     json_path: str | None,
     html_path: str | None,
+    follow_links: bool,
     rubric: Path | None,
     **limits: Any,
 ) -> None:
@@ -208,11 +237,13 @@ def check(
     with CheckProcess() as checks:  # starts now: its imports overlap the sandbox probe
         # A student checking their own file: as root without bubblewrap (a fresh container)
         # it still runs, in a plain process, where `grade` refuses.
-        report = grade_file(file, _rubric(rubric), _limits(**limits, self_check=True), checks=checks)
+        report = grade_file(
+            file, _rubric(rubric), _limits(**limits, self_check=True), checks=checks, follow_links=follow_links
+        )
     for name, path in outputs:
         if path != "-":
             write_atomic(Path(path), REPORT_FORMATS[name](report))
-    click.echo(REPORT_FORMATS[to_stdout[0] if to_stdout else "text"](report), nl=False)
+    echo(REPORT_FORMATS[to_stdout[0] if to_stdout else "text"](report), nl=False)
 
 
 @cli.command()
@@ -318,7 +349,10 @@ def grade(
             )
         finally:
             progress.finish()
-    similar = of_batch(read_in_full(out, reports), similarity_threshold) if similarity else None
+    similar = None
+    if similarity:
+        files = {file.student: file for file in find_submissions(folder)}
+        similar = of_batch(read_in_full(out, reports), files, similarity_threshold)
     if similar is not None:
         write_atomic(out / "similarity.json", similarity_json(similar[0]))
     if html:
@@ -328,21 +362,22 @@ def grade(
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
     elapsed = time.monotonic() - progress.started
-    click.echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
+    echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
 
 
 @cli.command("gradescope-bundle")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @RUBRIC_OPTION
-def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
+@SECRET_OPTION
+def gradescope_bundle_command(out: Path, rubric: Path | None, secret_file: Path | None) -> None:
     """Write Gradescope's autograder zip to OUT (upload it as the assignment's autograder).
 
     Its setup.sh installs Python, bubblewrap and the grader; its run_autograder grades
     /autograder/submission/attention.py into /autograder/results/results.json, each
     check a test with the rubric's points and visibility.
     """
-    entries = gradescope_bundle(out, _rubric(rubric))
-    click.echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
+    entries = gradescope_bundle(out, _rubric(rubric), secret.read_secret(secret_file))
+    echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
 
 
 @cli.command("prairielearn-bundle")
@@ -355,15 +390,16 @@ def gradescope_bundle_command(out: Path, rubric: Path | None) -> None:
     show_default=True,
     help="The Docker image name info.json gives PrairieLearn, such as 'myorg/attention-grader:1' on Docker Hub.",
 )
-def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str) -> None:
+@SECRET_OPTION
+def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str, secret_file: Path | None) -> None:
     """Write into the new folder OUT PrairieLearn's external grader: a Dockerfile (build
     and push it as IMAGE), its entrypoint and the info.json settings of the question.
 
     The entrypoint grades /grade/student/attention.py (or attention.ipynb) into
     /grade/results/results.json, each check the student may see a test.
     """
-    written = prairielearn_bundle(out, _rubric(rubric), image)
-    click.echo(f"wrote {len(written)} files to {out}: build its Dockerfile as {image}, push it, "
+    written = prairielearn_bundle(out, _rubric(rubric), image, secret.read_secret(secret_file))
+    echo(f"wrote {len(written)} files to {out}: build its Dockerfile as {image}, push it, "
                f"and merge {out / 'info.json'} into the question's info.json")
 
 
@@ -375,7 +411,7 @@ def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str) -> N
     metavar="SPEC",
     required=True,
     help="The pip requirement that installs this grader for students, such as "
-    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.6.0'.",
+    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.7.0'.",
 )
 @click.option(
     "--notebook", is_flag=True, help="Hand out the template as the notebook attention.ipynb instead of attention.py."
@@ -388,7 +424,7 @@ def export_student_command(out: Path, rubric: Path | None, install: str, noteboo
     Never the reference head, and no hidden or after-due-date check.
     """
     written = export_student(out, _rubric(rubric), install, notebook=notebook)
-    click.echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
+    echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
 
 
 def main() -> None:

@@ -147,15 +147,15 @@ _LOADED: dict[Path, Recording | None] = {}
 
 
 def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[str, Recording]:
-    """The recording of every Hypothesis check in ``tests``, from the cache or made now.
+    """The recording of every Hypothesis check in ``tests``, from the cache folder
+    ``folder`` (one per :func:`cache_key` and course secret) or made now.
 
     Loaded recordings stay in memory: a check process that grades many submissions
     reads each file once.
     """
-    where = folder / cache_key() if folder is not None else None
     found = {}
     for check_id, test in tests.items():
-        path = where / f"{check_id}.examples" if where is not None else None
+        path = folder / f"{check_id}.examples" if folder is not None else None
         recording = _LOADED.get(path) if path is not None else None
         if recording is None and path is not None:
             recording = _LOADED[path] = _read_recording(path)

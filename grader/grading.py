@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,10 @@ from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
 from grader.runner import CheckProcess, CheckRun
+from grader.safe_text import one_line
 from grader.sandbox import Limits
 from grader.scoring import failed_run, score
+from grader.sources.files import SubmissionFile
 
 
 @dataclass(frozen=True)
@@ -46,17 +48,22 @@ class RunFailure:
 Outcome = CheckRun | RunFailure
 
 
-def prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None = None) -> Prepared:
+def prepare(
+    path: Path,
+    rubric: Rubric,
+    limits: Limits,
+    student: str | None = None,
+    *,
+    within: Path | None = None,
+    follow_links: bool = True,
+) -> Prepared:
     """Read ``path`` once: the bytes every check run of it grades, and its report's identity.
     A file that cannot be graded (not Python, an empty notebook) comes with its ``error``
-    report; one that cannot be read at all raises :class:`UsageError`."""
-    content = sources.read_bytes(path)
-    identity = {
-        "student": student or path.stem,
-        "submission": str(path),
-        "submission_sha256": hashlib.sha256(content).hexdigest(),
-        "sandbox": limits.isolation,
-    }
+    report; one that cannot be read at all (a link where none may be, a pipe, too large:
+    see grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`."""
+    content = sources.read_bytes(path, within=within, follow_links=follow_links)
+    identity = _identity(path, student, limits)
+    identity["submission_sha256"] = hashlib.sha256(content).hexdigest()
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
@@ -69,14 +76,32 @@ def prepare(path: Path, rubric: Rubric, limits: Limits, student: str | None = No
     return Prepared(identity, content, suffix, None)
 
 
-def prepare_in_batch(path: Path, rubric: Rubric, limits: Limits, student: str) -> Prepared:
-    """:func:`prepare`, where a file that cannot be read gets an ``error`` report too."""
+def _identity(path: Path, student: str | None, limits: Limits) -> dict[str, Any]:
+    """Who and what a report is of: the id and path as every output can carry them
+    (grader.safe_text.one_line: a name need not be UTF-8, and may hold control characters)."""
+    return {
+        "student": one_line(student or path.stem),
+        "submission": one_line(str(path)),
+        "submission_sha256": "",
+        "sandbox": limits.isolation,
+        "examples": limits.examples,
+    }
+
+
+def prepare_in_batch(submission: SubmissionFile, rubric: Rubric, limits: Limits) -> Prepared:
+    """:func:`prepare` of a file found in a batch's folder (no link below it is followed),
+    where a file that cannot be read gets an ``error`` report too."""
     try:
-        return prepare(path, rubric, limits, student)
+        prepared = prepare(submission.path, rubric, limits, submission.student, within=submission.folder)
     except UsageError as error:
-        identity = {"student": student, "submission": str(path), "submission_sha256": "", "sandbox": limits.isolation}
+        identity = _identity(submission.path, submission.student, limits)
         report = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **identity)
         return Prepared(identity, b"", "", report)
+    if submission.note is None or prepared.unusable is not None:
+        return prepared
+    source = prepared.identity.get("source") or {"kind": "python", "notes": []}
+    noted = {**source, "notes": [*source["notes"], submission.note]}
+    return replace(prepared, identity={**prepared.identity, "source": noted})
 
 
 def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any] | None) -> Report:
@@ -138,14 +163,21 @@ def check_runs(
 
 
 def grade_file(
-    path: Path, rubric: Rubric, limits: Limits, *, student: str | None = None, checks: CheckProcess | None = None
+    path: Path,
+    rubric: Rubric,
+    limits: Limits,
+    *,
+    student: str | None = None,
+    checks: CheckProcess | None = None,
+    follow_links: bool = True,
 ) -> Report:
     """The report for one submission; a check run that breaks gives an ``error`` report.
 
     ``checks`` is the check process to run in (a new one when None). Raises
-    :class:`UsageError` only when the file cannot be read.
+    :class:`UsageError` only when the file cannot be read (or is a link and not
+    ``follow_links``).
     """
-    prepared = prepare(path, rubric, limits, student)
+    prepared = prepare(path, rubric, limits, student, follow_links=follow_links)
     if prepared.unusable is not None:
         return prepared.unusable
     with contextlib.ExitStack() as stack:
@@ -155,10 +187,10 @@ def grade_file(
     return report_of(prepared, rubric, outcome, bounds.enforced(limits))
 
 
-def grade_files(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, checks: CheckProcess) -> list[Report]:
-    """Reports for ``(path, student)`` pairs, graded in one check run as :func:`check_runs`
-    says; a file that cannot be read gets an ``error`` report."""
-    prepared = [prepare_in_batch(path, rubric, limits, student) for path, student in files]
+def grade_files(files: list[SubmissionFile], rubric: Rubric, limits: Limits, checks: CheckProcess) -> list[Report]:
+    """Reports for ``files``, graded in one check run as :func:`check_runs` says; a file
+    that cannot be read gets an ``error`` report."""
+    prepared = [prepare_in_batch(file, rubric, limits) for file in files]
     usable = [item for item in prepared if item.unusable is None]
     outcomes = iter(check_runs([(item.content, item.suffix) for item in usable], rubric, limits, checks))
     sandbox_bounds = bounds.enforced(limits)

@@ -2,8 +2,9 @@
 
 No scripts, fonts, images or stylesheets are fetched: pictures are inline SVG and the
 style sheet is inline, so a page opens the same from a laptop, a course site or an
-archive. Everything that comes from a report (names, feedback, repro snippets) is
-escaped: a student's file name or an exception message cannot inject markup.
+archive. Everything that comes from a report (names, feedback, repro snippets) goes
+through :func:`escape`: a student's file name or an exception message can inject no
+markup, and control characters and lone surrogates show as text (grader.safe_text).
 """
 
 from __future__ import annotations
@@ -12,12 +13,20 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable
-from html import escape
+import html
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from grader.report import OBSERVED, Report, score_summary, source_lines, without_details, write_atomic
+from grader.safe_text import shown
+
+
+
+def escape(text: str) -> str:
+    """``text`` as HTML shows it: markup escaped, control characters as text."""
+    return html.escape(shown(text))
+
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 64em; color: #1d1d1f; padding: 0 1em; }

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from hypothesis.errors import Flaky
 
-from grader import counterexample, diagnoses, sources, traces
+from grader import counterexample, diagnoses, secret, sources, strategies, traces
 from grader.claims import claim
 from grader.errors import UsageError
 from grader.examples import cache_key, recorded_examples
@@ -36,6 +36,7 @@ from grader.proxy import Submission
 from grader.report import failure_details
 from grader.resources import DEFAULT_RUBRIC, examples_cache, project_file
 from grader.rubric import CHECKS_FOLDER, load_rubric
+from grader.safe_text import shown
 from grader.sandbox import Limits, resolve_isolation
 
 SUBMISSIONS = pytest.StashKey[list]()  # of Submission, in command-line order
@@ -90,7 +91,10 @@ def pytest_configure(config: pytest.Config) -> None:
             memory_mb=config.getoption("attention_memory_mb"),
             max_processes=config.getoption("attention_max_processes"),
             isolation=isolation,
+            course_key=config.getoption("attention_course_key"),
         )
+        # The check process runs one session after another: each says whose examples it draws.
+        strategies.use_course_key(limits.course_key)
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             # No test paths on the command line: the checks are the tests (collected by
             # pytest_collect_file below, whatever pytest's python_files pattern is).
@@ -153,6 +157,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Mod
 def pytest_unconfigure(config: pytest.Config) -> None:
     for submission in config.stash.get(SUBMISSIONS, []):
         submission.close()
+    strategies.use_course_key(None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -164,10 +169,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for item in items if check_id(item) in wanted]
     if SUBMISSIONS in config.stash and not config.getoption("attention_live"):
-        folder = Path(config.getoption("attention_examples") or examples_cache())
+        # Each course secret draws other examples: their recordings and traces are its own.
+        label = secret.label(config.getoption("attention_course_key"))
+        folder = Path(config.getoption("attention_examples") or examples_cache()) / cache_key() / label
         tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
         config.stash[REPLAYS] = recorded_examples(tests, folder)
-        config.stash[TRACES] = traces.store_at(folder / cache_key() / "traces")
+        config.stash[TRACES] = traces.store_at(folder / "traces")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -270,11 +277,12 @@ class StudentView:
             self.passed[check] = report.passed
             if call.excinfo is not None:
                 outcome = outcome_of(call.excinfo.value, submission_of(item))
-                details = failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])
+                # Shown in a terminal: what the submission raised may hold escape sequences.
+                details = [shown(line) for line in failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])]
                 report.longrepr = "\n".join(details)
                 if check in self.bonus and outcome["kind"] != "grader_error":  # the grader's failure stays red
                     report.outcome = "skipped"  # with wasxfail: what pytest reports as xfailed
-                    report.wasxfail = f"bonus not earned: {outcome['feedback']}"
+                    report.wasxfail = f"bonus not earned: {details[0] if details else ''}"
                     self.bonus_missed[check] = details
         return report
 

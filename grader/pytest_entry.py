@@ -42,6 +42,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--attention-live", action="store_true", help="run every check live, without replay")
     group.addoption(
+        "--attention-course-key",
+        metavar="HEX",
+        help="the grader's runs for a course with a secret: draw the examples' values from this key "
+        "(see grader.secret)",
+    )
+    group.addoption(
         "--attention-claims",
         metavar="DIR",
         help="the grader's batches: claim each submission in DIR before grading it, and skip one "

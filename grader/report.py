@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader.safe_text import json_text, shown
+
 SCHEMA_VERSION = 1
 SYMBOLS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 # Failures where a repro snippet teaches nothing: the code never ran the input.
@@ -50,6 +52,9 @@ class Report:
     grader_version: str
     duration_s: float
     sandbox: str = "process"
+    # What the checks' examples were drawn from: "public", or a course secret's digest
+    # (grader.secret): the same file gets the same grade under the same one.
+    examples: str = "public"
     diagnoses: list[dict[str, str]] = field(default_factory=list)
     # Attention weights on fixed inputs, the submission's and the reference's, for pages.
     pictures: dict[str, Any] = field(default_factory=dict)
@@ -93,8 +98,9 @@ def without_details(report: Report) -> Report:
 
 
 def to_json(report: Report) -> str:
-    # allow_nan=False: a report is strict JSON that any consumer can parse.
-    return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+    """Strict JSON any consumer can parse: no nan, and what a submission controls shown
+    as text (grader.safe_text)."""
+    return json_text(report.to_dict(), indent=2) + "\n"
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -102,7 +108,9 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        # Every output makes what a submission controls encodable (grader.safe_text); should
+        # one miss a lone surrogate, it is written escaped rather than stop a batch.
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -164,7 +172,7 @@ def render_text(report: Report) -> str:
         lines.extend(f"  {line}" for line in source_lines(report.source))
     passed = sum(check.status == "passed" for check in report.checks)
     lines += ["", f"{passed} of {len(report.checks)} checks passed; {total}."]
-    return "\n".join(lines) + "\n"
+    return shown("\n".join(lines) + "\n")  # read in terminals: nothing there may act
 
 
 def source_lines(source: dict[str, Any]) -> list[str]:

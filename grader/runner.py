@@ -76,6 +76,8 @@ def pytest_arguments(
     """The pytest command line that runs the checks on ``submissions`` (without ``python -m
     pytest``); with ``claims``, a folder of grader.claims, only those this run claims."""
     run_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
+    if limits.course_key is not None:
+        run_options.append(f"--attention-course-key={limits.course_key}")
     if claims is not None:
         run_options.append(f"--attention-claims={claims}")
     return [

@@ -36,11 +36,12 @@ import sys
 import sysconfig
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from grader import secret
 from grader.errors import UsageError
 
 MIB = 1024 * 1024
@@ -71,6 +72,10 @@ class Limits:
     cpu_seconds: CPU-time cap of one worker (RLIMIT_CPU); wall-clock deadlines above
         catch a worker that sleeps instead.
     isolation: ``bubblewrap`` or ``process`` (see the module docstring).
+    course_key: the key a course secret gives the checks' examples (grader.secret), None
+        for the public ones: not a limit, but it travels wherever the limits go (the
+        check process, a cluster's workers) and, like the isolation, it is part of what
+        a report was graded under.
     """
 
     call_timeout: float = 5.0
@@ -83,6 +88,12 @@ class Limits:
     file_size_mb: int = 16
     open_files: int = 64
     isolation: str = "process"
+    course_key: str | None = field(default=None, repr=False)
+
+    @property
+    def examples(self) -> str:
+        """What the checks' examples are drawn from, as a report says it (grader.secret)."""
+        return secret.label(self.course_key)
 
     def rlimits(self) -> dict[str, int]:
         """The rlimits a worker sets on itself before the submission runs."""

@@ -4,30 +4,50 @@ Every strategy draws float64 arrays of modest size with finite values; sizes sta
 so a shrunk counterexample fits on a screen. Sides start at 1 on purpose: a 1 x 1 head
 is a real edge case.
 
-An example's array values cost Hypothesis one choice, a seed, rather than one per
-element: the sizes are drawn and shrunk by Hypothesis, and every array of the example
-comes from one ``numpy.random`` generator seeded with that choice, on a grid of quarters
-(exact in float32 too, short to print). Shrinking a failing check is most of a buggy
-head's grading time: with one choice per element Hypothesis ran a few hundred examples
-to shrink a head fed three 6 x 6 matrices; with a seed it shrinks the sizes to the
-smallest that fail and the seed to the first that fails, in about a dozen.
+An example's array values cost Hypothesis two choices rather than one per element: a
+seed, from which one ``numpy.random`` generator makes every array of the example, and
+whether the values are *readable* (multiples of a quarter, exact in float32 too, short
+to print) or *full precision* (as any student's own test data, ``rng.normal`` and the
+like, would be). The sizes are drawn and shrunk by Hypothesis. Shrinking a failing check
+is most of a buggy head's grading time: with one choice per element Hypothesis ran a few
+hundred examples to shrink a head fed three 6 x 6 matrices; with a seed it shrinks the
+sizes to the smallest that fail and the seed to the first that fails, in about a dozen.
+Full precision shrinks to readable wherever a head fails on both, so counterexamples
+stay short; but a head cannot pass by telling the grader's inputs apart from anyone
+else's (answering the lesson's way only on a grid, say): about half of every check's
+examples are full precision.
 
-The composite strategies share helpers that take a generator (``rng``) and return
-arrays, so no strategy object is built, and validated, at every draw.
+A course secret (grader.secret, :func:`use_course_key`) is mixed into every seed, so the
+grade of record's values cannot be worked out from this public code.
+
+The composite strategies share :class:`Arrays` (the example's generator and kind of
+values), so no strategy object is built, and validated, at every draw.
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from grader import secret
+
 MAX_SIDE = 6
-# Values are multiples of 1/STEPS_PER_UNIT: exact in float32, and short in a repro.
+# Readable values are multiples of 1/STEPS_PER_UNIT: exact in float32, and short in a repro.
 STEPS_PER_UNIT = 4
 seeds = st.integers(0, 2**16 - 1)
+full_precision = st.booleans()  # shrinks to False: readable values
+_course_entropy: tuple[int, ...] = ()
+
+
+def use_course_key(key: str | None) -> None:
+    """Draw every example's values from ``key`` (grader.secret.course_key) too, from now
+    on; None: the public examples. Set per check run by grader.plugin."""
+    global _course_entropy
+    _course_entropy = secret.entropy_words(key) if key is not None else ()
 
 
 def values(bound: float = 3.0) -> st.SearchStrategy[float]:
@@ -40,39 +60,54 @@ def sides(max_side: int = MAX_SIDE, min_side: int = 1) -> st.SearchStrategy[int]
     return st.integers(min_side, max_side)
 
 
-def generator(draw: st.DrawFn) -> np.random.Generator:
+@dataclass(frozen=True)
+class Arrays:
+    """An example's source of array values (see the module docstring): ``rng`` draws the
+    readable values, and ``jitter``, for a full-precision example, moves each by up to half
+    a step. The readable values are the same either way, so a failure shrinks from full
+    precision to readable wherever the readable values fail too; and a multiple of a step
+    moved by a uniform part of one is a uniform value: nothing tells it from any other."""
+
+    rng: np.random.Generator
+    jitter: np.random.Generator | None
+
+    def floats(self, shape: tuple[int, ...], bound: float = 3.0, *, step: float = 1 / STEPS_PER_UNIT) -> np.ndarray:
+        """A float64 array of ``shape`` with values in [-bound, bound]: multiples of ``step``
+        (a quarter; 1 for whole numbers), each moved by up to half a step at full precision."""
+        steps = int(bound / step)
+        readable = self.rng.integers(-steps, steps, size=shape, endpoint=True) * float(step)
+        if self.jitter is None:
+            return readable
+        return readable + self.jitter.uniform(-step / 2, step / 2, size=shape)
+
+    def mask(self, rows: int, cols: int) -> np.ndarray:
+        """A bool (rows, cols) mask with at least one True in every row."""
+        drawn = self.rng.random((rows, cols)) < 0.5
+        drawn[np.arange(rows), self.rng.integers(0, cols, size=rows)] = True
+        return drawn
+
+
+JITTER_STREAM = 1  # told apart from the readable values' stream by its seed's length
+
+
+def arrays(draw: st.DrawFn) -> Arrays:
     """The example's source of array values: drawn last, after every size it needs."""
-    return np.random.default_rng(draw(seeds))
-
-
-def grid(rng: np.random.Generator, shape: tuple[int, ...], bound: float = 3.0) -> np.ndarray:
-    """A float64 array of ``shape`` whose values are multiples of a quarter in [-bound, bound]."""
-    steps = int(bound * STEPS_PER_UNIT)
-    return rng.integers(-steps, steps, size=shape, endpoint=True) / STEPS_PER_UNIT
-
-
-def whole(rng: np.random.Generator, shape: tuple[int, ...], bound: int) -> np.ndarray:
-    """A float64 array of ``shape`` holding whole numbers in [-bound, bound]."""
-    return rng.integers(-bound, bound, size=shape, endpoint=True).astype(np.float64)
-
-
-def mask(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
-    """A bool (rows, cols) mask with at least one True in every row."""
-    drawn = rng.random((rows, cols)) < 0.5
-    drawn[np.arange(rows), rng.integers(0, cols, size=rows)] = True
-    return drawn
+    seed, precise = draw(seeds), draw(full_precision)
+    entropy = [seed, *_course_entropy]
+    jitter = np.random.default_rng([*entropy, JITTER_STREAM]) if precise else None
+    return Arrays(np.random.default_rng(entropy if _course_entropy else seed), jitter)
 
 
 def qkv(
     draw: st.DrawFn, *, max_side: int = MAX_SIDE, square: bool = False
-) -> tuple[np.random.Generator, np.ndarray, np.ndarray, np.ndarray]:
-    """The example's generator and ``(Q, K, V)`` with independent sizes (``n_q == n_k``
-    when ``square``); the generator goes on to draw whatever else the example needs."""
+) -> tuple[Arrays, np.ndarray, np.ndarray, np.ndarray]:
+    """The example's arrays and ``(Q, K, V)`` with independent sizes (``n_q == n_k`` when
+    ``square``); the arrays go on to draw whatever else the example needs."""
     side = sides(max_side)
     n_q, d_k, d_v = draw(side), draw(side), draw(side)
     n_k = n_q if square else draw(side)
-    rng = generator(draw)
-    return rng, grid(rng, (n_q, d_k)), grid(rng, (n_k, d_k)), grid(rng, (n_k, d_v))
+    source = arrays(draw)
+    return source, source.floats((n_q, d_k)), source.floats((n_k, d_k)), source.floats((n_k, d_v))
 
 
 def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.SearchStrategy[np.ndarray]:
@@ -82,7 +117,7 @@ def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.Sear
     @st.composite
     def draw_logits(draw: st.DrawFn) -> np.ndarray:
         shape = draw(shapes)
-        return grid(generator(draw), shape, bound)
+        return arrays(draw).floats(shape, bound)
 
     return draw_logits()
 
@@ -106,10 +141,10 @@ def wide_range_logits(draw: st.DrawFn) -> np.ndarray:
     global max underflows to 0/0 on the rows of small spread.
     """
     rows, cols = draw(sides(5, min_side=2)), draw(sides())
-    rng = generator(draw)
-    unit = grid(rng, (rows, cols), bound=1.0)
-    spread = rng.choice([1e-3, 1.0, 1e3], size=(rows, 1))
-    offset = rng.choice([-1e3, 0.0, 1e3], size=(rows, 1))
+    source = arrays(draw)
+    unit = source.floats((rows, cols), bound=1.0)
+    spread = source.rng.choice([1e-3, 1.0, 1e3], size=(rows, 1))
+    offset = source.rng.choice([-1e3, 0.0, 1e3], size=(rows, 1))
     return offset + spread * unit
 
 
@@ -126,8 +161,8 @@ FOUR_DISTINCT_SIDES = st.lists(st.integers(1, 7), min_size=4, max_size=4, unique
 def distinct_size_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` where n_q, n_k, d_k and d_v are four different numbers."""
     n_q, n_k, d_k, d_v = draw(FOUR_DISTINCT_SIDES)
-    rng = generator(draw)
-    return grid(rng, (n_q, d_k)), grid(rng, (n_k, d_k)), grid(rng, (n_k, d_v))
+    source = arrays(draw)
+    return source.floats((n_q, d_k)), source.floats((n_k, d_k)), source.floats((n_k, d_v))
 
 
 @st.composite
@@ -137,28 +172,28 @@ def scaling_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     small = st.sampled_from([side for side in range(1, 6) if side != d_k])
     n_q, n_k = draw(small), draw(small)
     d_v = draw(st.sampled_from([side for side in range(1, 7) if side not in (d_k, n_q, n_k)]))
-    rng = generator(draw)
-    return grid(rng, (n_q, d_k), 1.5), grid(rng, (n_k, d_k), 1.5), grid(rng, (n_k, d_v))
+    source = arrays(draw)
+    return source.floats((n_q, d_k), 1.5), source.floats((n_k, d_k), 1.5), source.floats((n_k, d_v))
 
 
 @st.composite
 def large_score_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V)`` whose scaled scores reach about ±1e3.
 
-    Q and K hold whole numbers, so their dot products are exact in float32 too: a float32
-    head is then judged on its softmax, not on rounding the inputs.
+    Readable Q and K hold whole numbers, so their dot products are exact in float32 too: a
+    float32 head is then judged on its softmax, not on rounding the inputs.
     """
     side = sides(4)
     n_q, n_k, d_k, d_v = draw(side), draw(side), draw(side), draw(side)
-    rng = generator(draw)
-    return whole(rng, (n_q, d_k), 40), whole(rng, (n_k, d_k), 40), grid(rng, (n_k, d_v))
+    source = arrays(draw)
+    return source.floats((n_q, d_k), 40, step=1), source.floats((n_k, d_k), 40, step=1), source.floats((n_k, d_v))
 
 
 @st.composite
 def masked_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with an arbitrary mask that keeps one key per query at least."""
-    rng, Q, K, V = qkv(draw)
-    return Q, K, V, mask(rng, Q.shape[0], K.shape[0])
+    source, Q, K, V = qkv(draw)
+    return Q, K, V, source.mask(Q.shape[0], K.shape[0])
 
 
 @st.composite
@@ -182,9 +217,9 @@ def any_attention_inputs() -> st.SearchStrategy[tuple]:
 @st.composite
 def one_row_fully_masked(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with at least two queries, exactly one of them fully masked."""
-    rng, Q, K, V = qkv(draw)
-    Q = np.vstack([Q, grid(rng, (1, Q.shape[1]))])
-    drawn = mask(rng, Q.shape[0], K.shape[0])
+    source, Q, K, V = qkv(draw)
+    Q = np.vstack([Q, source.floats((1, Q.shape[1]))])
+    drawn = source.mask(Q.shape[0], K.shape[0])
     drawn[draw(sides(Q.shape[0])) - 1] = False
     return Q, K, V, drawn
 
@@ -196,12 +231,12 @@ def self_attention_inputs(
     """``(X, Wq, Wk, Wv)`` for a sequence of n tokens."""
     side = sides()
     n, d_model, d_k, d_v = draw(sides(MAX_SIDE, min_side=min_n)), draw(side), draw(side), draw(side)
-    rng = generator(draw)
+    source = arrays(draw)
     return (
-        grid(rng, (n, d_model)),
-        grid(rng, (d_model, d_k), 1.0),
-        grid(rng, (d_model, d_k), 1.0),
-        grid(rng, (d_model, d_v), 1.0),
+        source.floats((n, d_model)),
+        source.floats((d_model, d_k), 1.0),
+        source.floats((d_model, d_k), 1.0),
+        source.floats((d_model, d_v), 1.0),
     )
 
 
@@ -216,5 +251,5 @@ def batched_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, n
     """``(Q, K, V)`` with a leading batch axis: (b, n_q, d_k), (b, n_k, d_k), (b, n_k, d_v)."""
     side = sides(4)
     b, n_q, n_k, d_k, d_v = (draw(side) for _ in range(5))
-    rng = generator(draw)
-    return grid(rng, (b, n_q, d_k)), grid(rng, (b, n_k, d_k)), grid(rng, (b, n_k, d_v))
+    source = arrays(draw)
+    return source.floats((b, n_q, d_k)), source.floats((b, n_k, d_k)), source.floats((b, n_k, d_v))

@@ -12,6 +12,7 @@ from grader.errors import GradingFailed
 from grader.grading import grade_files
 from grader.runner import CheckProcess, run_checks
 from grader.sandbox import Limits
+from grader.sources.files import SubmissionFile
 
 BUGGY = HEADS / "buggy" / "mask_inverted.py"
 SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
@@ -57,7 +58,7 @@ def test_one_run_grades_several_submissions_each_as_if_alone(rubric, isolation):
 
 def test_a_submission_that_breaks_a_shared_run_fails_alone(rubric, isolation):
     slow = Limits(isolation=isolation, call_timeout=30.0, check_budget=60.0, submission_budget=3.0)
-    files = [(REFERENCE, "first"), (SLEEPS, "sleeps"), (BUGGY, "buggy")]
+    files = [SubmissionFile("first", REFERENCE), SubmissionFile("sleeps", SLEEPS), SubmissionFile("buggy", BUGGY)]
     with CheckProcess() as checks:
         reports = grade_files(files, rubric, slow, checks)
     assert [(report.student, report.status) for report in reports] == [
@@ -84,8 +85,9 @@ def test_what_a_submission_does_after_its_checks_is_not_charged_to_the_next(rubr
 def test_a_submission_over_its_budget_in_a_shared_run_fails_as_alone(rubric, isolation):
     limits = Limits(isolation=isolation, submission_budget=4.0, **TIGHT)
     with CheckProcess() as checks:
-        alone = grade_files([(SLOW_TO_EXPLAIN, "slow")], rubric, limits, checks)
-        shared = grade_files([(SLOW_TO_EXPLAIN, "slow"), (REFERENCE, "first"), (REFERENCE, "second")], rubric, limits, checks)
+        slow = SubmissionFile("slow", SLOW_TO_EXPLAIN)
+        alone = grade_files([slow], rubric, limits, checks)
+        shared = grade_files([slow, SubmissionFile("first", REFERENCE), SubmissionFile("second", REFERENCE)], rubric, limits, checks)
     assert alone[0].status == shared[0].status == "error"
     assert "longer than 4 s" in shared[0].error
     assert [report.status for report in shared[1:]] == ["graded", "graded"]

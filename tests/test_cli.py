@@ -24,7 +24,7 @@ from grader.sandbox import Limits
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
     "checks", "diagnoses", "pictures", "rubric", "grader_version", "duration_s", "sandbox", "self_check", "source",
-    "bounds",
+    "bounds", "examples",
 }
 CHECK_KEYS = {
     "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",
@@ -156,23 +156,39 @@ def test_bad_formats_are_usage_errors(small_rubric, formats, message):
     assert result.exit_code == 2 and message in result.output
 
 
-@pytest.mark.parametrize(
-    "layout, message",
-    [
-        ({}, "no submissions in"),
-        ({"ada.py": "", "ada/attention.py": ""}, "two submissions have the id 'ada'"),
-        ({"summary.py": ""}, "clashes with a file the batch writes"),
-        ({"index.py": ""}, "clashes with a file the batch writes"),
-    ],
-)
-def test_bad_folders_get_a_clear_message(tmp_path, layout, message, isolation):
+def test_an_empty_folder_gets_a_clear_message(tmp_path, isolation):
     folder = tmp_path / "in"
     folder.mkdir()
-    for name, text in layout.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
+    (folder / "notes.txt").write_text("no submission here")
     result = run("grade", folder, "--out", tmp_path / "out", "--sandbox", isolation)
-    assert result.exit_code == 2 and message in result.output
+    assert result.exit_code == 2 and "no submissions in" in result.output
+
+
+def test_names_that_clash_are_each_graded_under_an_id_of_their_own(tmp_path, small_rubric, isolation):
+    """Two names that give one id, a name of a file the batch writes, or one too long for a
+    report's file name stop nothing: each is graded, under the same id whatever order the
+    folder lists them in, and its report says why the id is not its name."""
+    folder = tmp_path / "in"
+    # A real ESC, and the four characters that show it: both read "e\x1b" once escaped.
+    names = ["ada.py", "ada/attention.py", "summary.py", "index.py", "e\x1b.py", r"e\x1b.py", "a" * 240 + ".py"]
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REFERENCE, folder / name)
+    out = tmp_path / "out"
+    result = run("grade", folder, "--out", out, "--rubric", small_rubric, "--sandbox", isolation)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    ids = [entry["student"] for entry in summary["submissions"]]
+    assert summary["count"] == len(names) == len(set(ids)) and all(entry["score"] == 6 for entry in summary["submissions"])
+    assert {"ada", r"e\x1b"} <= set(ids) and "summary" not in ids and "index" not in ids
+    renamed = [student for student in ids if "~" in student]
+    assert len(renamed) == 5 and all(len(student.encode()) <= 160 for student in ids)
+    for student in renamed:
+        report = json.loads((out / f"{student}.json").read_text())
+        if not student.startswith("aaaa"):
+            assert f"it is graded as {student}" in " ".join(report["source"]["notes"])
+    again = run("grade", folder, "--out", tmp_path / "again", "--rubric", small_rubric, "--sandbox", isolation)
+    assert sorted(p.name for p in (tmp_path / "again").glob("*.json")) == sorted(p.name for p in out.glob("*.json"))
 
 
 def test_python_dash_m_runs_the_same_cli():
@@ -221,7 +237,7 @@ def test_an_unreadable_or_unusable_file_gets_an_error_report_and_the_batch_goes_
     assert result.exit_code == 0, result.output
     reports = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "summary"}
     assert reports["ada"]["score"] == 6
-    assert reports["ghost"]["status"] == "error" and "cannot read submission" in reports["ghost"]["error"]
+    assert reports["ghost"]["status"] == "error" and "ghost.py is a symbolic link" in reports["ghost"]["error"]
     assert reports["nb"]["status"] == "error" and "has no code cells" in reports["nb"]["error"]
     assert reports["empty"]["status"] == "error" and "is empty" in reports["empty"]["error"]
     assert json.loads((out / "summary.json").read_text())["errors"] == 3

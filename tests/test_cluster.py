@@ -25,6 +25,7 @@ from grader.batch import grade_folder
 from grader.cli import cli
 from grader.report import to_json
 from grader.sandbox import Limits
+from grader.sources.files import SubmissionFile
 
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)
@@ -139,7 +140,7 @@ def test_a_task_whose_workers_keep_dying_is_split_and_then_given_up(tmp_path, ru
     ) as local:
         client, _ = cluster.connect(cluster.Cluster(local.scheduler_address), limits)
         with client:
-            files = [(path, path.stem) for path in sorted(folder.iterdir())]
+            files = [SubmissionFile(path.stem, path, folder) for path in sorted(folder.iterdir())]
             consumer = threading.Thread(target=consume, args=(cluster.reports(files, rubric, limits, client=client),))
             consumer.start()
             first = _kill_the_worker_grading(client, "a-loops", alone=True)
@@ -175,7 +176,7 @@ def test_a_task_that_never_ends_is_given_up(tmp_path, rubric, isolation, monkeyp
         with client:
             started = time.monotonic()
             arrived = []
-            reports = cluster.reports([(folder / "loops.py", "loops")], rubric, limits, client=client)
+            reports = cluster.reports([SubmissionFile("loops", folder / "loops.py", folder)], rubric, limits, client=client)
             consumer = threading.Thread(target=lambda: arrived.extend(reports), daemon=True)
             consumer.start()
             consumer.join(timeout=120)  # without a deadline it would wait forever

@@ -46,15 +46,22 @@ def autograder_zip(tmp_path_factory) -> Path:
     return out
 
 
-def _fake_autograder(zip_path: Path, root: Path, submission: dict[str, bytes]) -> dict:
+def _put(path: Path, content: bytes | Path) -> None:
+    """A submission's file: its bytes, or (a Path) a symbolic link to that path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, Path):
+        path.symlink_to(content)
+    else:
+        path.write_bytes(content)
+
+
+def _fake_autograder(zip_path: Path, root: Path, submission: dict[str, bytes | Path]) -> dict:
     """Unzip the bundle as Gradescope does, add the submission's files, run run_autograder."""
     (root / "source").mkdir(parents=True)
     with zipfile.ZipFile(zip_path) as archive:
         archive.extractall(root / "source")
     for name, content in submission.items():
-        path = root / "submission" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        _put(root / "submission" / name, content)
     (root / "submission").mkdir(exist_ok=True)
     script = root / "source" / "run_autograder"
     run = subprocess.run(
@@ -108,12 +115,42 @@ def test_run_autograder_finds_a_nested_file_and_explains_a_missing_one(autograde
     assert too_large["score"] == 0 and "at most" in too_large["output"]
 
 
-def test_run_autograder_grades_a_notebook(autograder_zip, tmp_path):
+def test_run_autograder_never_follows_a_link(autograder_zip, tmp_path):
+    """A link in an upload (a zip keeps them) is refused with a sentence, and what it points
+    to (the reference, a secret of the container) reaches no result."""
+    secret = tmp_path / "container.env"
+    secret.write_text("TOKEN=sk_live_NOT_FOR_STUDENTS\n")
+    for name, upload in {
+        "top": {"attention.py": secret},
+        "nested": {"hw/attention.py": REFERENCE},
+    }.items():
+        results = _fake_autograder(autograder_zip, tmp_path / name, upload)
+        assert results["score"] == 0 and "symbolic link" in results["output"], results["output"]
+        assert "sk_live" not in json.dumps(results)
+
+
+def test_run_autograder_grades_with_the_course_secret_its_bundle_carries(autograder_zip, tmp_path):
+    (tmp_path / "secret").write_text("a-course-secret-of-32-characters")
+    with_secret = tmp_path / "with_secret.zip"
+    result = CliRunner().invoke(cli, ["gradescope-bundle", str(with_secret), "--secret-file", str(tmp_path / "secret")])
+    assert result.exit_code == 0, result.output
+    graded = {
+        name: _fake_autograder(bundle, tmp_path / name, {"attention.py": BUGGY.read_bytes()})
+        for name, bundle in (("public", autograder_zip), ("course", with_secret))
+    }
+    scaling = {
+        name: next(t for t in results["tests"] if t["name"].startswith("attention.scaling")) for name, results in graded.items()
+    }
+    assert "reproduce it" in scaling["course"]["output"] and scaling["course"]["output"] != scaling["public"]["output"]
+
+
+def test_run_autograder_grades_a_notebook(autograder_zip, graded_heads, tmp_path):
     notebooks = ROOT / "tests" / "notebooks"
     graded = _fake_autograder(
         autograder_zip, tmp_path / "notebook", {"hw/attention.ipynb": (notebooks / "classic_missing_scale.ipynb").read_bytes()}
     )
-    assert graded["score"] == 63, graded["output"]
+    # The notebook's head is the lesson's without the scale: it earns what that head earns.
+    assert graded["score"] == graded_heads["buggy__missing_scale"].score, graded["output"]
     scaling = next(test for test in graded["tests"] if test["name"].startswith("attention.scaling"))
     assert "new cell at the end of your notebook" in scaling["output"]
     # A Python file beside it is the one graded.
@@ -211,19 +248,12 @@ def test_classroom_workflow_reports_what_the_grader_found(student_bundle, tmp_pa
     assert runner.isalnum()
     assert reporter["env"][f"{runner.upper()}_RESULTS"] == f"${{{{ steps.{runner}.outputs.result }}}}"
 
-    # Run the grading step as Actions would (bash -eo pipefail) in a student's repository.
+    # Run the grading step as Actions would in a student's repository.
     repository = tmp_path / "repository"
     shutil.copytree(out, repository)
     shutil.copyfile(BUGGY, repository / "attention.py")
     output, summary = tmp_path / "github_output", tmp_path / "step_summary"
-    run = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", steps[runner]["run"]],
-        cwd=repository,
-        env=_environment(GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary)),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = _run_step(steps[runner]["run"], repository, output, summary)
     assert run.returncode == 0, run.stderr[-2000:]
     (line,) = output.read_text().splitlines()
     name, _, value = line.partition("=")
@@ -234,6 +264,24 @@ def test_classroom_workflow_reports_what_the_grader_found(student_bundle, tmp_pa
     failed = [test["name"] for test in result["tests"] if test["status"] != "pass"]
     assert "attention.scaling" in failed and result["status"] == "fail"
     assert "| FAIL | `attention.scaling` |" in summary.read_text()
+
+    # attention.py as a link (to a classmate's file, say): the step fails, saying why.
+    (repository / "attention.py").unlink()
+    (repository / "attention.py").symlink_to(REFERENCE)
+    run = _run_step(steps[runner]["run"], repository, output, summary)
+    assert run.returncode != 0 and "attention.py is a symbolic link" in run.stderr, run.stderr[-2000:]
+
+
+def _run_step(script: str, repository: Path, output: Path, summary: Path) -> subprocess.CompletedProcess:
+    """A workflow step's script, run as Actions runs it (bash -eo pipefail) in ``repository``."""
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        cwd=repository,
+        env=_environment(GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _pytest(submission: Path, folder: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -303,12 +351,12 @@ def prairielearn_folder(tmp_path_factory) -> Path:
     return out
 
 
-def _fake_grade(bundle: Path, root: Path, student: dict[str, bytes], **environment: str):
+def _fake_grade(bundle: Path, root: Path, student: dict[str, bytes | Path], **environment: str):
     """Lay out /grade as PrairieLearn does (the student's files in student/) and run the
     entrypoint as it does; the run and results.json (None when there is none)."""
     (root / "student").mkdir(parents=True, exist_ok=True)
     for name, content in student.items():
-        (root / "student" / name).write_bytes(content)
+        _put(root / "student" / name, content)
     run = subprocess.run(
         [str(bundle / "entrypoint")],
         env=_environment(GRADE_ROOT=str(root), GRADER_PYTHON=sys.executable, **environment),
@@ -374,6 +422,15 @@ def test_prairielearn_entrypoint_explains_what_it_cannot_grade(prairielearn_fold
         assert results["gradable"] is False and "score" not in results, name
         (error,) = results["format_errors"]
         assert says in error and str(tmp_path) not in error, error
+
+
+def test_prairielearn_entrypoint_never_follows_a_link(prairielearn_folder, tmp_path):
+    secret = tmp_path / "container.env"
+    secret.write_text("TOKEN=sk_live_NOT_FOR_STUDENTS\n")
+    run, results = _fake_grade(prairielearn_folder, tmp_path / "grade", {"attention.py": secret})
+    assert results is not None and results["gradable"] is False, run.stderr
+    assert any("symbolic link" in error for error in results["format_errors"]), results
+    assert "sk_live" not in json.dumps(results)
 
 
 def test_prairielearn_entrypoint_prefers_the_python_file_to_a_notebook(prairielearn_folder, tmp_path):

@@ -17,7 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import REFERENCE, TESTS, expectation
-from grader.batch import find_submissions, grade_folder, read_in_full
+from grader.batch import grade_folder, read_in_full
+from grader.submissions import find_submissions
 from grader.cli import cli
 from grader.counterexample import NOTEBOOK_HINT
 from grader.formats import REPORT_FORMATS
@@ -108,7 +109,7 @@ def test_grader_check_gives_a_broken_notebook_a_report(tmp_path):
     assert report["status"] == "error" and "JSON is broken" in report["error"] and report["score"] == 0
 
 
-def test_pytest_runs_a_notebooks_functions(tmp_path):
+def test_pytest_runs_a_notebooks_functions(tmp_path, graded_heads):
     shutil.copyfile(NOTEBOOKS / "classic_missing_scale.ipynb", tmp_path / "attention.ipynb")
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "--attention-submission", "attention.ipynb", "-p", "no:cacheprovider"],
@@ -117,7 +118,8 @@ def test_pytest_runs_a_notebooks_functions(tmp_path):
     )
     assert run.returncode == 1, run.stdout[-2000:]
     assert "FAILED attention.py::test_scaling" in run.stdout and NOTEBOOK_HINT in run.stdout
-    assert "63/100 points" in run.stdout
+    # The notebook's head is the lesson's without the scale: it earns what that head earns.
+    assert f"{graded_heads['buggy__missing_scale'].score:g}/100 points" in run.stdout
 
 
 def test_pytest_refuses_a_notebook_it_cannot_read(tmp_path):

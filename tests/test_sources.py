@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import threading
 import time
 
 import nbformat
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 
 from grader import sources
+from grader.errors import UsageError
 from grader.sources import Unusable
 
 from grader.sources.selection import UNUSED, bound_names
@@ -370,3 +373,88 @@ def test_an_error_no_rule_foresaw_is_one_sentence_that_says_where(monkeypatch):
     message = str(raised.value)
     assert message.startswith("attention.py could not be read (SystemError: error return without exception set at ")
     assert message.endswith("please tell your instructor") and "\n" not in message
+
+
+def test_threads_never_build_syntax_trees_at_once(monkeypatch):
+    """A batch's jobs read submissions in threads. Python 3.11 keeps ast.parse's recursion
+    count per interpreter, so two threads inside it at once now and then fail with
+    "SystemError: AST constructor recursion depth mismatch" (a flaky CI run did, reading a
+    notebook): reading is one thread at a time, and the same bytes read the same."""
+    inside, overlaps = [0], []
+    real_parse = ast.parse
+
+    def watched(*args, **kwargs):
+        inside[0] += 1
+        overlaps.append(inside[0] > 1)
+        time.sleep(0.001)  # room for another thread to come in, if it may
+        try:
+            return real_parse(*args, **kwargs)
+        finally:
+            inside[0] -= 1
+
+    content = notebook(HEAD, "out = softmax(np.zeros(3))")
+    alone = sources.parse(content, suffix=".ipynb")
+    monkeypatch.setattr(ast, "parse", watched)
+    results = []
+    threads = [
+        threading.Thread(target=lambda: results.extend(sources.parse(content, suffix=".ipynb") for _ in range(5)))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert overlaps and not any(overlaps)
+    assert results == [alone] * 20
+
+
+def _folder_with(tmp_path):
+    folder = tmp_path / "class"
+    (folder / "ada").mkdir(parents=True)
+    (folder / "ada" / "attention.py").write_text(HEAD)
+    (folder / "bea.py").write_text(HEAD)
+    return folder
+
+
+def test_a_regular_file_is_read_within_its_folder(tmp_path):
+    folder = _folder_with(tmp_path)
+    assert sources.read_bytes(folder / "ada" / "attention.py", within=folder) == HEAD.encode()
+    assert sources.read_bytes(folder / "bea.py", within=folder) == HEAD.encode()
+
+
+@pytest.mark.parametrize(
+    "make, sentence",
+    [
+        (lambda folder: (folder / "x.py").symlink_to("bea.py"), "x.py is a symbolic link: links are not graded; submit the file itself"),
+        (lambda folder: (folder / "x.py").symlink_to("/dev/zero"), "x.py is a symbolic link"),
+        (lambda folder: (folder / "x.py").symlink_to("ada", target_is_directory=True), "submit the folder itself"),
+        (lambda folder: os.mkfifo(folder / "x.py"), "x.py is not a regular file but a named pipe"),
+        (lambda folder: (folder / "x.py").mkdir(), "x.py is not a regular file but a folder"),
+        (lambda folder: (folder / "x.py").write_bytes(b"#" * (sources.MAX_PYTHON_BYTES + 1)), "may be at most 1048576 bytes"),
+    ],
+    ids=["link", "link-to-device", "link-to-folder", "named-pipe", "folder", "too-large"],
+)
+def test_anything_else_is_refused_in_one_sentence_without_opening_it(tmp_path, make, sentence):
+    folder = _folder_with(tmp_path)
+    make(folder)
+    with pytest.raises(UsageError) as refused:
+        sources.read_bytes(folder / "x.py", within=folder)
+    assert sentence in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_no_link_is_followed_anywhere_below_the_folder(tmp_path):
+    folder = _folder_with(tmp_path)
+    (folder / "cy").symlink_to(folder / "ada", target_is_directory=True)
+    with pytest.raises(UsageError, match="cy is a symbolic link"):
+        sources.read_bytes(folder / "cy" / "attention.py", within=folder)
+
+
+def test_a_path_given_by_hand_follows_a_link_unless_told_not_to(tmp_path):
+    folder = _folder_with(tmp_path)
+    (tmp_path / "mine.py").symlink_to(folder / "bea.py")
+    assert sources.read_bytes(tmp_path / "mine.py") == HEAD.encode()
+    with pytest.raises(UsageError, match="is a symbolic link"):
+        sources.read_bytes(tmp_path / "mine.py", follow_links=False)
+    os.mkfifo(tmp_path / "pipe.py")
+    with pytest.raises(UsageError, match="named pipe"):
+        sources.read_bytes(tmp_path / "pipe.py")  # never blocks, even where links are followed

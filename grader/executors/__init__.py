@@ -1,21 +1,22 @@
 """The ways a batch is executed: on this machine's cores (:mod:`.local`), or on a Dask
 cluster (:mod:`.cluster`, with the ``dask`` extra).
 
-An executor takes the ``(path, student)`` pairs a batch still has to grade, with the
-rubric and limits, and yields each one's report as it is done, in no fixed order. It
-writes nothing: grader.batch, the only writer, writes each report as it arrives.
+An executor takes the submission files a batch still has to grade
+(grader.sources.files.SubmissionFile), with the rubric and limits, and yields each one's
+report as it is done, in no fixed order. It writes nothing: grader.batch, the only
+writer, writes each report as it arrives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from grader.report import Report
 from grader.rubric import Rubric
 from grader.sandbox import Limits
+from grader.sources.files import SubmissionFile
 
-Executor = Callable[[list[tuple[Path, str]], Rubric, Limits], Iterator[Report]]
+Executor = Callable[[list[SubmissionFile], Rubric, Limits], Iterator[Report]]
 
 # Submissions graded in one check run at most. Measured on the benchmark's 40 (2 jobs):
 # 1 per run 4.8-5.0 s with no traces, 4 per run 4.5-4.6 s, 8 per run 4.1-4.2 s, 16 no

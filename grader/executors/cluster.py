@@ -43,6 +43,7 @@ from grader.report import Report
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess, CheckResult, CheckRun
 from grader.sandbox import Limits, bubblewrap_works
+from grader.sources.files import SubmissionFile
 
 try:
     from distributed import Client, KilledWorker, WorkerPlugin, get_worker, wait
@@ -196,9 +197,9 @@ def _mismatches(facts: dict[str, dict[str, Any]], isolation: str) -> str | None:
 
 
 def reports(
-    files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, *, client: Client
+    files: list[SubmissionFile], rubric: Rubric, limits: Limits, *, client: Client
 ) -> Iterator[Report]:
-    """The report of each ``(path, student)``, graded on ``client``'s cluster (see
+    """The report of each of ``files``, graded on ``client``'s cluster (see
     :func:`connect`), in no fixed order; tasks are sent a few at a time, so memory stays
     flat however large the batch.
 
@@ -226,7 +227,7 @@ def reports(
         unusable = []
         while waiting and len(in_flight) < TASKS_PER_THREAD * threads:
             size = chunk_size(len(waiting), threads)
-            chunk = [prepare_in_batch(path, rubric, limits, student) for path, student in (waiting.pop() for _ in range(size))]
+            chunk = [prepare_in_batch(waiting.pop(), rubric, limits) for _ in range(size)]
             unusable += [item.unusable for item in chunk if item.unusable is not None]
             usable = [item for item in chunk if item.unusable is None]
             if usable:

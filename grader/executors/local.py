@@ -28,6 +28,7 @@ from grader.report import Report
 from grader.rubric import Rubric
 from grader.runner import CheckProcess
 from grader.sandbox import Limits
+from grader.sources.files import SubmissionFile
 
 _POLL_S = 0.2  # how often the waiting command looks up, so that Ctrl-C reaches it
 
@@ -36,8 +37,7 @@ _POLL_S = 0.2  # how often the waiting command looks up, so that Ctrl-C reaches 
 class _Work:
     """One submission to grade: its file, and what was read of it once it has been."""
 
-    path: Path
-    student: str
+    file: SubmissionFile
     prepared: Prepared | None = None
 
 
@@ -50,8 +50,8 @@ class _Run:
 class _Schedule:
     """Which submissions each job grades next (see the module docstring); thread-safe."""
 
-    def __init__(self, files: list[tuple[Path, str]], jobs: int, claims_root: Path) -> None:
-        self._waiting = deque(_Work(path, student) for path, student in files)
+    def __init__(self, files: list[SubmissionFile], jobs: int, claims_root: Path) -> None:
+        self._waiting = deque(_Work(file) for file in files)
         self._jobs = jobs
         self._claims_root = claims_root
         self._running: list[_Run] = []
@@ -88,8 +88,8 @@ class _Schedule:
             self._running.remove(run)
 
 
-def reports(files: list[tuple[Path, str]], rubric: Rubric, limits: Limits, *, jobs: int) -> Iterator[Report]:
-    """The report of each ``(path, student)``, as its run finishes, in no fixed order.
+def reports(files: list[SubmissionFile], rubric: Rubric, limits: Limits, *, jobs: int) -> Iterator[Report]:
+    """The report of each of ``files``, as its run finishes, in no fixed order.
 
     Closing the iterator (Ctrl-C, say) starts nothing new and waits for the runs in flight,
     whose reports are dropped.
@@ -137,7 +137,7 @@ def _job(
         while work := schedule.next_work():
             for item in work:
                 if item.prepared is None:
-                    item.prepared = prepare_in_batch(item.path, rubric, limits, item.student)
+                    item.prepared = prepare_in_batch(item.file, rubric, limits)
                 if item.prepared.unusable is not None:
                     results.put(item.prepared.unusable)
             usable = [item for item in work if item.prepared.unusable is None]

@@ -10,11 +10,11 @@ points (a bonus check's points count toward the total, as in every other report)
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
 
 from grader.report import CheckEntry, Report, check_details
+from grader.safe_text import json_text
 from grader.sources import display_name
 
 STATUSES = {"passed": "pass", "failed": "fail", "error": "error", "timeout": "error"}
@@ -54,5 +54,5 @@ def _test(check: CheckEntry, filename: str) -> dict[str, Any]:
 
 def encoded_result(report: Report) -> str:
     """The ``result`` step output: base64 of the JSON, on one line."""
-    text = json.dumps(result(report), allow_nan=False, separators=(",", ":"))
+    text = json_text(result(report), separators=(",", ":"))
     return base64.b64encode(text.encode("utf-8")).decode("ascii") + "\n"

@@ -1,7 +1,8 @@
 """Gradebooks as CSV: ``grades.csv`` (one column per check) and Canvas's import format.
 
-Every cell a submission controls goes through :func:`_cell`, so a student id such as
-``=HYPERLINK(...)`` is text in a spreadsheet, never a formula.
+Every cell goes through :func:`_cell` as the file is written, so a student id such as
+``=HYPERLINK(...)`` is text in a spreadsheet, never a formula, and no control character
+reaches it raw; every cell is quoted, so no line break or carriage return could end a row.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import io
 import re
 
 from grader.report import Report
+from grader.safe_text import one_line
 from grader.rubric import Rubric
 
 # Canvas's "Download Submissions" names each file <name>_[LATE_]<user id>_<file id>_<file>.
@@ -20,12 +22,13 @@ CANVAS_IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Sect
 
 def _cell(text: str) -> str:
     # A spreadsheet runs a cell that starts with one of these as a formula.
+    text = one_line(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _csv(rows: list[list[str]]) -> str:
     stream = io.StringIO()
-    csv.writer(stream, lineterminator="\n").writerows(rows)
+    csv.writer(stream, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows([[_cell(cell) for cell in row] for row in rows])
     return stream.getvalue()
 
 
@@ -35,7 +38,7 @@ def grades_csv(reports: list[Report], rubric: Rubric) -> str:
     for report in reports:
         points = {check.id: f"{check.points:g}" for check in report.checks}
         rows.append(
-            [_cell(report.student), f"{report.score:g}", f"{report.max_score:g}", report.status]
+            [report.student, f"{report.score:g}", f"{report.max_score:g}", report.status]
             + [points.get(check_id, "") for check_id in rubric.check_ids]
         )
     return _csv(rows)
@@ -58,5 +61,5 @@ def canvas_csv(reports: list[Report], assignment: str, points_possible: float) -
         else:
             identity = [report.student, "", "", report.student, ""]
         unfinished = any(check.kind == "grader_error" for check in report.checks)
-        rows.append([*map(_cell, identity), "" if unfinished else f"{report.score:g}"])
+        rows.append([*identity, "" if unfinished else f"{report.score:g}"])
     return _csv(rows)

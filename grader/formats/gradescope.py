@@ -10,10 +10,10 @@ their points, not the mistakes they found, not the grader's own errors.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from grader.report import CheckEntry, Report, check_details, score_summary, source_lines
+from grader.safe_text import json_text
 
 
 def results(report: Report) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def results(report: Report) -> dict[str, Any]:
 
 
 def results_json(report: Report) -> str:
-    return json.dumps(results(report), indent=2, allow_nan=False) + "\n"
+    return json_text(results(report), indent=2) + "\n"
 
 
 def _test(number: int, check: CheckEntry) -> dict[str, Any]:

@@ -9,19 +9,16 @@ the diagnoses (what went wrong, and what the probes showed) are the suite's ``<s
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
 from grader.report import CheckEntry, Report, check_details
-
-# XML 1.0 forbids most control characters even when escaped; a student's exception
-# message may hold any of them.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
+from grader.safe_text import shown
 
 def _text(value: str) -> str:
-    return _NOT_XML.sub("\ufffd", value)
+    # XML 1.0 forbids most control characters even when escaped, and a student's exception
+    # message may hold any of them: they are written as text.
+    return shown(value)
 
 
 def junit_xml(reports: Iterable[Report]) -> str:

@@ -11,6 +11,7 @@ import html
 import re
 
 from grader.report import SYMBOLS, Report, check_details, score_summary, source_lines
+from grader.safe_text import shown
 
 
 MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]()!#|<>{}~])")
@@ -18,8 +19,8 @@ MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]()!#|<>{}~])")
 
 def _cell(text: str) -> str:
     """One line of plain text: Markdown syntax and HTML escaped, so links, images and tags
-    from a submission show as the characters they are."""
-    return MARKDOWN_SYNTAX.sub(r"\\\1", html.escape(" ".join(text.split()), quote=False))
+    from a submission show as the characters they are (control characters too)."""
+    return MARKDOWN_SYNTAX.sub(r"\\\1", html.escape(" ".join(shown(text).split()), quote=False))
 
 
 def job_summary(report: Report) -> str:
@@ -50,4 +51,4 @@ def job_summary(report: Report) -> str:
 
 def _fenced(line: str) -> str:
     # A line of backticks would close the fence early.
-    return line.replace("```", "` ` `")
+    return shown(line).replace("```", "` ` `")

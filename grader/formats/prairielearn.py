@@ -36,11 +36,11 @@ gives the same file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from grader.report import CheckEntry, Report, failure_details, score_summary, source_lines
+from grader.safe_text import json_text
 
 MAX_BYTES = 1_000_000  # PrairieLearn's grader host refuses more than 1024 * 1024 bytes
 FIELD_CHARS = 20_000  # the first length texts are cut to; halved until the file fits
@@ -100,7 +100,7 @@ def results_json(report: Report) -> str:
 
 
 def _dumps(result: dict[str, Any]) -> str:
-    return json.dumps(result, indent=2, allow_nan=False) + "\n"
+    return json_text(result, indent=2) + "\n"
 
 
 def _test(check: CheckEntry, cut: Callable[[str], str]) -> dict[str, Any]:

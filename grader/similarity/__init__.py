@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from grader import sources
 from grader.errors import UsageError
 from grader.report import Report
 from grader.resources import REFERENCE_HEAD, STUDENT_TEMPLATE, project_file
+from grader.safe_text import json_text
 from grader.similarity.behaviour import behaviour_matches, behaviours, checks
 from grader.similarity.code import LESSON_CODE, boilerplate, code_matches, fingerprints, fragments
+from grader.sources.files import SubmissionFile
 
 SCHEMA_VERSION = 1
 DEFAULT_THRESHOLD = 0.5
@@ -82,20 +82,22 @@ def similarity_json(found: dict[str, Any]) -> str:
     a second for the thousands of pairs of a big batch of copies."""
 
     def listed(items: list[Any]) -> str:
-        return "[" + ",".join(f"\n  {json.dumps(item)}" for item in items) + ("\n ]" if items else "]")
+        return "[" + ",".join(f"\n  {json_text(item)}" for item in items) + ("\n ]" if items else "]")
 
     head = {key: value for key, value in found.items() if key not in {"pairs", "groups"}}
-    return f'{json.dumps(head)[:-1]},\n "pairs": {listed(found["pairs"])},\n "groups": {listed(found["groups"])}}}\n'
+    return f'{json_text(head)[:-1]},\n "pairs": {listed(found["pairs"])},\n "groups": {listed(found["groups"])}}}\n'
 
 
-def of_batch(reports: Iterable[Report], threshold: float = DEFAULT_THRESHOLD) -> tuple[dict[str, Any], dict[str, str]]:
+def of_batch(
+    reports: Iterable[Report], files: Mapping[str, SubmissionFile], threshold: float = DEFAULT_THRESHOLD
+) -> tuple[dict[str, Any], dict[str, str]]:
     """:func:`analyse` for a graded batch, and the code of each submission it lists (for
-    the class page). Each report's code is read again from its submission file the way
-    the grader read it (a notebook: its selected cells); a file that is gone, changed
-    since, or could not be graded is left out."""
+    the class page). Each report's code is read again from its submission file (``files``,
+    by id) the way the grader read it (a notebook: its selected cells); a file that is
+    gone, changed since, or could not be graded is left out."""
     triples = []
     for report in reports:
-        code = code_of(report)
+        code = code_of(report, files.get(report.student))
         if code is not None:
             triples.append((report.student, code, report))
     found = analyse(triples, threshold)
@@ -103,14 +105,16 @@ def of_batch(reports: Iterable[Report], threshold: float = DEFAULT_THRESHOLD) ->
     return found, {student: code for student, code, _ in triples if student in listed}
 
 
-def code_of(report: Report) -> str | None:
-    """The code ``report`` graded, as the grader ran it; None if it cannot be read so."""
-    path = Path(report.submission)
+def code_of(report: Report, file: SubmissionFile | None) -> str | None:
+    """The code ``report`` graded from ``file``, as the grader ran it; None if it cannot be
+    read so (read as grading read it: no link followed below the batch's folder)."""
+    if file is None:
+        return None
     try:
-        content = sources.read_bytes(path)
+        content = sources.read_bytes(file.path, within=file.folder)
         if hashlib.sha256(content).hexdigest() != report.submission_sha256:
             return None
-        suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
+        suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(file.path.suffix) else ".py"
         return sources.parse(content, suffix=suffix).code.decode("utf-8", "replace")
     except (UsageError, sources.Unusable, OSError):
         return None

@@ -8,6 +8,8 @@ JSON saved as ``attention.py`` is read as a notebook, and Python source saved as
 ``attention.ipynb`` as Python. Reading is parsing only; nothing of the submission runs
 in the process that reads it.
 
+- :mod:`grader.sources.files`: a file's bytes, read without following a link or
+  blocking on a pipe, and never more than the size limit.
 - :mod:`grader.sources.python`: a Python file, its text encoding checked as PEP 263 says.
 - :mod:`grader.sources.notebook`: a notebook's code cells, top to bottom, with magics,
   shell lines and stray top-level code left out (:mod:`grader.sources.selection` says
@@ -17,12 +19,13 @@ in the process that reads it.
 from __future__ import annotations
 
 import json
+import threading
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from grader.errors import UsageError
+from grader.sources import files
 
 MAX_PYTHON_BYTES = 1024 * 1024
 # A notebook keeps its outputs (plots as base64 images), which the grader never reads;
@@ -124,17 +127,11 @@ def size_limit(path: Path) -> int:
     return MAX_NOTEBOOK_BYTES if is_notebook_name(path.suffix) else MAX_PYTHON_BYTES
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path, *, within: Path | None = None, follow_links: bool = True) -> bytes:
     """A submission's bytes, read once: every later step grades exactly these. Raises
-    :class:`UsageError` for a file that cannot be read or is too large."""
-    limit = size_limit(path)
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise UsageError(f"{path} is {size} bytes; a submission of its kind may be at most {limit} bytes")
-        return path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read submission {path}: {error.strerror or error}") from None
+    :class:`UsageError` with one sentence for a file that cannot be read, is too large, is
+    not a regular file, or is a link where none may be (see :mod:`grader.sources.files`)."""
+    return files.read_submission(path, size_limit(path), within=within, follow_links=follow_links)
 
 
 def json_text(content: bytes) -> str | None:
@@ -158,9 +155,21 @@ def looks_like_notebook(content: bytes) -> bool:
     return isinstance(document, dict) and any(key in document for key in ("cells", "worksheets", "nbformat"))
 
 
+# Python 3.11 keeps ast.parse's recursion count in the interpreter, not the thread: two
+# threads building syntax trees at once (a batch's jobs reading notebooks) now and then
+# make one fail with "SystemError: AST constructor recursion depth mismatch" (CPython
+# gh-106905). So files are parsed one at a time; a notebook takes milliseconds.
+_PARSING = threading.Lock()
+
+
 def parse(content: bytes, *, suffix: str = ".py") -> Source:
     """The module a worker imports for a file with these bytes (``suffix`` names it in
     feedback: content decides the kind). Raises :class:`Unusable` with one sentence."""
+    with _PARSING:
+        return _parse(content, suffix)
+
+
+def _parse(content: bytes, suffix: str) -> Source:
     from grader.sources import notebook, python  # notebook imports nbformat only when it reads one
 
     name = display_name(suffix)
