@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from grader import workers
+from grader.sandbox import workers
 
 PARENT_POLL_S = 0.5
 # Where bubblewrap is installed, its zygote starts first: the sandbox imports numpy on the

@@ -19,7 +19,7 @@ import click
 
 from grader import __version__, secret
 from grader.batch import grade_folder, read_in_full
-from grader.bounds import enforced, shortfalls
+from grader.sandbox.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
 from grader.errors import GraderError, UsageError
 from grader.formats import REPORT_FORMATS

@@ -36,9 +36,10 @@ from typing import Any
 import hypothesis
 import numpy as np
 
-from grader import __version__, reference, wire
+from grader import __version__, reference
 from grader.proxy import CallBatch, Reply, Request, StudentFunctions, answer_of
 from grader.resources import REFERENCE_HEAD, project_file
+from grader.sandbox import wire
 
 PACKAGE = Path(__file__).resolve().parent
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from grader.outcomes import CheckFailure
-from grader.wire import UnsupportedValue
+from grader.sandbox.wire import UnsupportedValue
 
 RTOL = 1e-4
 ATOL = 1e-5

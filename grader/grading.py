@@ -15,14 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from grader import bounds, sources
+from grader import sources
 from grader.claims import Claims
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.rubric import Rubric
 from grader.runner import CheckProcess, CheckRun
 from grader.safe_text import one_line
-from grader.sandbox import Limits
+from grader.sandbox import Limits, bounds
 from grader.scoring import failed_run, score
 from grader.sources.files import SubmissionFile
 
@@ -106,7 +106,7 @@ def prepare_in_batch(submission: SubmissionFile, rubric: Rubric, limits: Limits)
 
 def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any] | None) -> Report:
     """The report of a prepared submission whose check run ended with ``outcome``, in a
-    sandbox with ``sandbox_bounds`` (grader.bounds.enforced, where the run was; None: not known)."""
+    sandbox with ``sandbox_bounds`` (grader.sandbox.bounds.enforced, where the run was; None: not known)."""
     if isinstance(outcome, RunFailure):
         return failed_run(
             rubric, outcome.message, kind="grader_error", duration_s=outcome.duration_s,

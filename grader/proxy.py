@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from grader import wire
+from grader.sandbox import wire
 from grader.outcomes import (
     CallRaised,
     CallTimedOut,
@@ -44,7 +44,7 @@ from grader.outcomes import (
 )
 from grader.sandbox import MIB, SCRATCH_BYTES, Limits
 from grader.sources import Source
-from grader.workers import Worker, start_worker as start_worker_process
+from grader.sandbox.workers import Worker, start_worker as start_worker_process
 
 # Argument names as the lesson writes them, for counterexamples and repro snippets.
 PARAMETERS = {

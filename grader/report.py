@@ -61,7 +61,7 @@ class Report:
     # How a notebook was read: its cells, what was left out and why (None: a Python file).
     source: dict[str, Any] | None = None
     # The kernel's bounds on the whole sandbox, what enforced each, and the sandbox's real
-    # uid outside its namespaces (grader.bounds.enforced).
+    # uid outside its namespaces (grader.sandbox.bounds.enforced).
     bounds: dict[str, Any] | None = None
     schema_version: int = SCHEMA_VERSION
 

@@ -1,4 +1,4 @@
-"""Kernel bounds on a whole sandbox (grader.bounds): a fork bomb and a thread bomb are
+"""Kernel bounds on a whole sandbox (grader.sandbox.bounds): a fork bomb and a thread bomb are
 graded, stop at the bound, and leave the submission beside them untouched, whether a
 cgroup or RLIMIT_NPROC holds them; memory is held for the sandbox as a whole, and a
 worker the kernel kills for it is told why; a daemon that left its session does not
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE, TESTS
-from grader import bounds
+from grader.sandbox import bounds
 from grader.batch import grade_folder, read_in_full
 from grader.report import Report, from_json
 from grader.rubric import load_rubric

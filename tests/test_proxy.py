@@ -21,7 +21,7 @@ from grader.outcomes import (
 )
 from grader.proxy import CallBatch, Submission
 from grader.sandbox import Limits
-from grader.wire import UnsupportedValue
+from grader.sandbox.wire import UnsupportedValue
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 FAST = Limits(call_timeout=1.0, import_timeout=10.0, check_budget=4.0)

@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from grader import wire
+from grader.sandbox import wire
 
 
 def roundtrip(data: bytes, **kwargs):

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from conftest import REFERENCE
-from grader import sources, workers
+from grader import sources
+from grader.sandbox import workers
 from grader.proxy import Submission
 from grader.sandbox import Limits
 

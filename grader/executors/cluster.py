@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import __version__, bounds
+from grader import __version__
 from grader.errors import GradingFailed, UsageError
 from grader.examples import cache_key
 from grader.executors import chunk_size
@@ -42,7 +42,7 @@ from grader.grading import Outcome, Prepared, RunFailure, check_runs, prepare_in
 from grader.report import Report
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess, CheckResult, CheckRun
-from grader.sandbox import Limits, bubblewrap_works
+from grader.sandbox import Limits, bounds, bubblewrap_works
 from grader.sources.files import SubmissionFile
 
 try:
@@ -146,7 +146,7 @@ def grade_task(
 def connect(cluster: Cluster, limits: Limits) -> tuple[Client, list[dict[str, Any]]]:
     """A client of ``cluster`` whose workers all grade as this command would, with
     ``limits`` (whose isolation is ``bubblewrap`` or ``process``, never ``auto``), and the
-    sandbox bounds they report (grader.bounds.enforced); a :class:`UsageError` otherwise."""
+    sandbox bounds they report (grader.sandbox.bounds.enforced); a :class:`UsageError` otherwise."""
     if Client is None:
         raise UsageError("--scheduler needs Dask's distributed: pip install 'attention-grader[dask]'")
     try:

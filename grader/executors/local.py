@@ -20,14 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import bounds
 from grader.claims import Claims
 from grader.executors import chunk_size
 from grader.grading import Prepared, check_runs, prepare_in_batch, report_of
 from grader.report import Report
 from grader.rubric import Rubric
 from grader.runner import CheckProcess
-from grader.sandbox import Limits
+from grader.sandbox import Limits, bounds
 from grader.sources.files import SubmissionFile
 
 _POLL_S = 0.2  # how often the waiting command looks up, so that Ctrl-C reaches it

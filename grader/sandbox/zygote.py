@@ -6,7 +6,7 @@ Run under bubblewrap (``--as-pid-1``) as a script, never imported by the grader:
 
 Starting Python and importing numpy is most of what a fresh worker costs (about 60 ms
 of CPU); a forked worker starts in about a millisecond. The trusted side
-(:class:`grader.workers.Zygote`) talks to it over a Unix socket on its stdin. Each
+(:class:`grader.sandbox.workers.Zygote`) talks to it over a Unix socket on its stdin. Each
 request is one byte, carrying the file descriptors it hands over, then a :mod:`wire`
 frame; each reply is a frame::
 

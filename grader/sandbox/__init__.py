@@ -1,6 +1,13 @@
-"""Where submissions run: the isolation, its limits, the environment, the bubblewrap command.
+"""The security boundary: everything that starts a sandbox or runs in one.
 
-Every worker (started by :mod:`grader.workers`) gets an environment built from scratch
+- this module: where submissions run (the isolation, its limits, the environment, the
+  bubblewrap command);
+- :mod:`.workers`: starts workers, and talks to a sandbox's zygote;
+- :mod:`.zygote` and :mod:`.worker`: run inside the sandbox, as scripts copied there
+  with :mod:`.wire` (the frames both sides speak), importing nothing of the grader;
+- :mod:`.bounds`: kernel bounds on a whole sandbox (cgroups, and which bounds hold).
+
+Every worker (started by :mod:`grader.sandbox.workers`) gets an environment built from scratch
 (nothing of the grader's is inherited, so no token can be printed), its own session so
 it can be killed as a whole, and rlimits it applies to itself before the submission is
 imported.
@@ -16,7 +23,7 @@ Two isolations:
   itself as uid/gid 65534 wherever that user can read this Python and numpy, so the
   sandbox is not root outside its user namespace either, and RLIMIT_NPROC (counted per
   user namespace, and never enforced on root) bounds its processes. Each process keeps one such sandbox
-  running :mod:`grader.zygote`, which has imported numpy and forks a worker per
+  running :mod:`grader.sandbox.zygote`, which has imported numpy and forks a worker per
   submission from it, after killing whatever the previous one left running (see
   there for what keeps submissions apart).
 - ``process`` (a self-check): a plain subprocess with the limits above, for machines
@@ -66,7 +73,7 @@ class Limits:
     submission_budget: seconds the whole check run of one submission may take; a
         backstop, since the budgets above already bound every check.
     memory_mb: address-space cap of the worker (RLIMIT_AS); the sandbox as a whole gets
-        this plus room for the zygote where a memory cgroup can hold it (grader.bounds).
+        this plus room for the zygote where a memory cgroup can hold it (grader.sandbox.bounds).
     max_processes: processes and threads the sandbox may hold at once (a cgroup's
         ``pids.max``, and RLIMIT_NPROC where the sandbox is an unprivileged user's).
     cpu_seconds: CPU-time cap of one worker (RLIMIT_CPU); wall-clock deadlines above

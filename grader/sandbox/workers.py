@@ -8,11 +8,11 @@ was started:
 - ``process`` isolation: :class:`WorkerProcess`, ``python worker.py`` in a fresh folder
   holding a copy of the submission, in its own session, dropped to uid 65534 where that
   works (see grader.sandbox);
-- ``bubblewrap`` isolation: :class:`ForkedWorker`, forked by :mod:`grader.zygote`, which
+- ``bubblewrap`` isolation: :class:`ForkedWorker`, forked by :mod:`grader.sandbox.zygote`, which
   runs in one bubblewrap sandbox per grader process and has imported numpy already: a
   worker then starts in about a millisecond instead of about 60 ms of Python and numpy
   start-up. The zygote kills whatever the previous worker left running before it forks
-  the next one (see grader.zygote for what keeps submissions apart); a zygote that
+  the next one (see grader.sandbox.zygote for what keeps submissions apart); a zygote that
   stops answering is killed with its sandbox and replaced.
 """
 
@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from grader import wire
-from grader.bounds import SandboxBound, sandbox_memory_mb
+from grader.sandbox import wire
+from grader.sandbox.bounds import SandboxBound, sandbox_memory_mb
 from grader.sandbox import (
     SANDBOX_FOLDER,
     Limits,
@@ -160,7 +160,7 @@ class ZygoteFailed(OSError):
 
 
 class Zygote:
-    """The trusted side of :mod:`grader.zygote`: one bubblewrap sandbox that forks workers.
+    """The trusted side of :mod:`grader.sandbox.zygote`: one bubblewrap sandbox that forks workers.
 
     Requests are answered in order, one at a time; any request that fails kills the
     zygote with its sandbox (and every worker in it), and the next spawn starts a new one.
