@@ -1,4 +1,4 @@
-"""The inferred diagnoses (grader.inference through grader.diagnoses.diagnose), on heads
+"""The inferred diagnoses (grader.diagnoses.inference through grader.diagnoses.diagnose), on heads
 written here and called in this process: what each step proves, and what it must not claim."""
 
 from __future__ import annotations

@@ -11,13 +11,13 @@ reference, is never diagnosed, and a function with two mistakes at once matches
 neither variant and gets no diagnosis: one is given only when the behaviour really
 matches.
 
-Where no variant matches a function, :mod:`grader.inference` works out from the same
+Where no variant matches a function, :mod:`grader.diagnoses.inference` works out from the same
 answers what the function computes step by step, and names each step that differs from
 the lesson (several at once, whatever code does them), or says what the probes showed
 (an ``observed`` entry) when no combination of known steps explains every answer.
 
 To add a mistake: write its variant below and add a :class:`Mistake` to ``MISTAKES``
-(and, if it is a step, its way of doing the step in grader.inference); then add a head
+(and, if it is a step, its way of doing the step in grader.diagnoses.inference); then add a head
 with that mistake to ``tests/heads/buggy/`` with a ``# diagnosis:`` line.
 """
 
@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from grader import inference, reference
+from grader import reference
+from grader.diagnoses import inference
 from grader.report import OBSERVED
 
 RAISED = "raised"  # the answer of a call that raised
@@ -584,7 +585,7 @@ def _message(step: inference.Step) -> str:
     return INFERRED_MESSAGES[step.message].format(words=step.words)
 
 
-# Messages for a known mistake reached another way than its variants' (see grader.inference).
+# Messages for a known mistake reached another way than its variants' (see grader.diagnoses.inference).
 INFERRED_MESSAGES = {
     "attention_softmax_axis": (
         "attention takes softmax down the columns of the scores (axis 0), so each column of A sums to 1 "
@@ -611,7 +612,7 @@ INFERRED_MESSAGES = {
 }
 
 
-# Which attention probes show what (see grader.inference.infer_attention).
+# Which attention probes show what (see grader.diagnoses.inference.infer_attention).
 ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
 
 
