@@ -56,18 +56,21 @@ def prepare(
     *,
     within: Path | None = None,
     follow_links: bool = True,
+    note: str | None = None,
 ) -> Prepared:
-    """Read ``path`` once: the bytes every check run of it grades, and its report's identity.
-    A file that cannot be graded (not Python, an empty notebook) comes with its ``error``
-    report; one that cannot be read at all (a link where none may be, a pipe, too large:
-    see grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`."""
+    """Read ``path`` once: the bytes every check run of it grades, and its report's identity
+    (with ``note`` among what its report says of how the file was read). A file that
+    cannot be graded (not Python, an empty notebook) comes with its ``error`` report; one
+    that cannot be read at all (a link where none may be, a pipe, too large: see
+    grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`."""
     content = sources.read_bytes(path, within=within, follow_links=follow_links)
     identity = _identity(path, student, limits)
     identity["submission_sha256"] = hashlib.sha256(content).hexdigest()
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
-        identity["source"] = sources.parse(content, suffix=suffix).summary()
+        source = sources.parse(content, suffix=suffix)
+        identity["source"] = replace(source, notes=(*source.notes, note)).summary() if note else source.summary()
     except sources.Unusable as error:
         unusable = failed_run(
             rubric, str(error), kind="unusable_submission", duration_s=0.0, bounds=bounds.enforced(limits), **identity
@@ -92,16 +95,13 @@ def prepare_in_batch(submission: SubmissionFile, rubric: Rubric, limits: Limits)
     """:func:`prepare` of a file found in a batch's folder (no link below it is followed),
     where a file that cannot be read gets an ``error`` report too."""
     try:
-        prepared = prepare(submission.path, rubric, limits, submission.student, within=submission.folder)
+        return prepare(
+            submission.path, rubric, limits, submission.student, within=submission.folder, note=submission.note
+        )
     except UsageError as error:
         identity = _identity(submission.path, submission.student, limits)
         report = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **identity)
         return Prepared(identity, b"", "", report)
-    if submission.note is None or prepared.unusable is not None:
-        return prepared
-    source = prepared.identity.get("source") or {"kind": "python", "notes": []}
-    noted = {**source, "notes": [*source["notes"], submission.note]}
-    return replace(prepared, identity={**prepared.identity, "source": noted})
 
 
 def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any] | None) -> Report:

@@ -44,17 +44,19 @@ def shown(text: str) -> str:
     bidirectional marks, separators but the space, surrogates, unassigned code points)
     written as its escape; tabs and line breaks stay. Idempotent: what it writes holds
     nothing it would escape."""
-    if text.replace("\n", "").replace("\t", "").isprintable():
-        return text  # the common case, at C speed
-    return "".join(c if c.isprintable() or c in _KEPT_IN_TEXT else _escape(c) for c in text)
+    return _escaped(text, _KEPT_IN_TEXT)
 
 
 def one_line(text: str) -> str:
     """:func:`shown`, with tabs and line breaks escaped too: for ids and paths, which are
     one line in every output."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
+    return _escaped(text, "")
+
+
+def _escaped(text: str, kept: str) -> str:
+    if text.translate({ord(character): None for character in kept}).isprintable():
+        return text  # the common case, at C speed
+    return "".join(c if c.isprintable() or c in kept else _escape(c) for c in text)
 
 
 def shown_everywhere(value: Any) -> Any:

@@ -24,6 +24,7 @@ folder lists them in, and no name stops the batch:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,12 +100,9 @@ def _readable(name: str) -> str:
 
 def _unique(readable: str, path: bytes, taken: dict[str, SubmissionFile]) -> str:
     """``readable`` with a digest of ``path`` after it, one that no other id has."""
-    attempt = 0
-    while True:
-        student = f"{readable}~{_digest(path + str(attempt).encode() * bool(attempt))}"
-        if student not in taken and student not in RESERVED_IDS:
-            return student
-        attempt += 1
+    # A salt only where a name was made to clash with the digest of another.
+    tried = (f"{readable}~{_digest(path + (f'#{n}'.encode() if n else b''))}" for n in itertools.count())
+    return next(student for student in tried if student not in taken and student not in RESERVED_IDS)
 
 
 def _digest(data: bytes) -> str:
