@@ -38,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.resources import DEFAULT_RUBRIC, project_file  # noqa: E402
+from grader import assignments  # noqa: E402
+from grader.resources import project_file  # noqa: E402
 from grader.rubric import load_rubric  # noqa: E402
 from grader.runner import PYTEST_INI, _environment, pytest_arguments  # noqa: E402
 from grader.sandbox import Limits, resolve_isolation  # noqa: E402
@@ -96,7 +97,7 @@ def main() -> None:
     options = parser.parse_args()
     count = options.submissions
     isolation = resolve_isolation("auto")
-    rubric = load_rubric(project_file(DEFAULT_RUBRIC))
+    rubric = load_rubric(project_file(assignments.get().rubric))
     limits = Limits(isolation=isolation)
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as scratch:

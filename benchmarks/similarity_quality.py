@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from disguises import DISGUISES, transplanted  # noqa: E402
+from grader import assignments  # noqa: E402
 from grader.similarity import DEFAULT_THRESHOLD, analyse, given_code  # noqa: E402
 from grader.similarity.code import boilerplate, fingerprints  # noqa: E402
 
@@ -91,7 +92,7 @@ def quality_set() -> tuple[dict[str, str], set[tuple[str, str]]]:
 
 def own_code(files: dict[str, str]) -> dict[str, int]:
     """How many fingerprints of each head are not the lesson's (nor the template's)."""
-    given = boilerplate(given_code())
+    given = boilerplate(given_code(assignments.get()))
     return {student: len(set(fingerprints(code).lines) - given) for student, code in files.items()}
 
 

@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from grader import __version__, sources
+from grader import __version__, assignments, sources
 from grader.errors import UsageError
 from grader.executors import Executor, local
 from grader.formats.gradebook import grades_csv
@@ -55,7 +55,7 @@ def grade_folder(
     ``regrade``. ``on_report(report, done, total, kept)`` is called with each full report
     as its submission finishes.
     """
-    submissions = find_submissions(folder)
+    submissions = find_submissions(folder, assignments.get(rubric.assignment).handout)
     out.mkdir(parents=True, exist_ok=True)
     reports = []
     pending = []
@@ -106,6 +106,7 @@ def _kept_report(out: Path, submission: SubmissionFile, rubric: Rubric, limits: 
         and previous.grader_version == __version__
         and previous.sandbox == limits.isolation
         and previous.examples == limits.examples
+        and previous.assignment == rubric.assignment
     )
     return previous if same else None
 

@@ -17,11 +17,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, assignments
+from grader.assignments import Assignment
 from grader.errors import UsageError
 from grader.handout_notebook import handout_notebook
 from grader.report import write_atomic
-from grader.resources import DEFAULT_RUBRIC, PACKAGE, REFERENCE_HEAD, STUDENT_TEMPLATE, project_file
+from grader.resources import PACKAGE, project_file
 from grader.rubric import Rubric
 
 GRADESCOPE_TEMPLATES = PACKAGE / "templates" / "gradescope"
@@ -54,7 +55,8 @@ def gradescope_bundle(out: Path, rubric: Rubric, secret: bytes | None = None) ->
     At its root: ``setup.sh`` and ``run_autograder`` (see grader/templates/gradescope),
     and the grader's files (see :func:`_grader_files`), with the course ``secret`` if any.
     """
-    entries = {name: (GRADESCOPE_TEMPLATES / name).read_bytes() for name in GRADESCOPE_SCRIPTS}
+    assignment = assignments.get(rubric.assignment)
+    entries = {name: _filled_in((GRADESCOPE_TEMPLATES / name).read_bytes(), assignment) for name in GRADESCOPE_SCRIPTS}
     entries |= _grader_files(rubric, secret)
     _write_zip(out, entries)
     return list(entries)
@@ -72,12 +74,13 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str, secret: bytes | N
         raise UsageError(f"--image {image!r} is not a Docker image name such as 'myorg/attention-grader:{__version__}'")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} already exists and is not an empty folder: name a new one")
+    assignment = assignments.get(rubric.assignment)
     python = f"{sys.version_info.major}.{sys.version_info.minor}"  # the Python the pins were resolved for
     dockerfile = (PRAIRIELEARN_TEMPLATES / "Dockerfile").read_text(encoding="utf-8")
     dockerfile = dockerfile.replace("@SECRET@", f" {SECRET_FILE}" if secret is not None else "")
     entries = {
-        "Dockerfile": dockerfile.replace("@PYTHON@", python).replace("@HOME@", PRAIRIELEARN_HOME).encode(),
-        "entrypoint": (PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(),
+        "Dockerfile": _filled_in(dockerfile.replace("@PYTHON@", python).replace("@HOME@", PRAIRIELEARN_HOME).encode(), assignment),
+        "entrypoint": _filled_in((PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(), assignment),
         "info.json": (json.dumps(prairielearn_info(image), indent=2) + "\n").encode(),
     }
     entries |= _grader_files(rubric, secret)
@@ -113,11 +116,19 @@ def _grader_files(rubric: Rubric, secret: bytes | None) -> dict[str, bytes]:
         relative = path.relative_to(PACKAGE)
         if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "_bundled":
             entries[f"grader/{relative.as_posix()}"] = path.read_bytes()
-    for data_file in (REFERENCE_HEAD, DEFAULT_RUBRIC):
-        entries[f"grader/_bundled/{data_file}"] = project_file(data_file).read_bytes()
+    for name in assignments.NAMES:
+        for data_file in (assignments.get(name).reference, assignments.get(name).rubric):
+            entries[f"grader/_bundled/{data_file}"] = project_file(data_file).read_bytes()
     if secret is not None:
         entries[SECRET_FILE] = secret + b"\n"
     return entries
+
+
+def _filled_in(script: bytes, assignment: Assignment) -> bytes:
+    """A platform's script or Dockerfile with the assignment's handout (the file it grades,
+    ``@HANDOUT@`` its name without the suffix) and reference head (``@REFERENCE@``)."""
+    handout = Path(assignment.handout).stem.encode()
+    return script.replace(b"@HANDOUT@", handout).replace(b"@REFERENCE@", assignment.reference.encode())
 
 
 def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
@@ -164,35 +175,43 @@ def _write_folder(out: Path, entries: dict[str, bytes]) -> None:
 def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = False) -> list[str]:
     """Write what students receive into the folder ``out``; return the files written.
 
-    The student template (``attention.py``, or with ``notebook`` the same as the notebook
-    ``attention.ipynb``; its README and the GitHub Classroom workflow), ``rubric.toml``
-    with only the checks students may see, and the commands that run those checks.
-    Never the reference head, and no check that is hidden or shown only after the due date.
+    The rubric's assignment's template (for the first, ``attention.py``, or with
+    ``notebook`` the same as the notebook ``attention.ipynb``; its README and the GitHub
+    Classroom workflow), ``rubric.toml`` with only the checks students may see, and the
+    commands that run those checks. Never the reference head, and no check that is
+    hidden or shown only after the due date.
     """
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder")
-    template = project_file(STUDENT_TEMPLATE)
-    handout = "attention.ipynb" if notebook else "attention.py"
+    assignment = assignments.get(rubric.assignment)
+    stem = Path(assignment.handout).stem
+    handout = f"{stem}.ipynb" if notebook else assignment.handout
     written = []
-    for path in sorted(template.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            relative = path.relative_to(template).as_posix()
-            target = out / (handout if relative == "attention.py" else relative)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if notebook and relative == "attention.py":
-                write_atomic(target, handout_notebook(path.read_text(encoding="utf-8"), install))
-            else:
-                shutil.copyfile(path, target)
-            written.append(target.relative_to(out).as_posix())
+    for relative, source in assignment.template.items():
+        path = project_file(source)
+        target = out / (handout if relative == assignment.handout else relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if notebook and relative == assignment.handout:
+            write_atomic(target, handout_notebook(path.read_text(encoding="utf-8"), install, assignment))
+        else:
+            target.write_text(_for_handout(path.read_text(encoding="utf-8"), stem), encoding="utf-8")
+        written.append(target.relative_to(out).as_posix())
     write_atomic(out / "rubric.toml", public_rubric_toml(rubric))
     for written_anew in (out / handout, out / "rubric.toml"):
         written_anew.chmod(0o644)  # as the copied files are: write_atomic's are the writer's alone
     workflow = out / CLASSROOM_WORKFLOW
     workflow.write_text(_with_install(workflow.read_text(encoding="utf-8"), install), encoding="utf-8")
     readme = out / "README.md"
-    text = readme.read_text(encoding="utf-8") + _self_check_section(install)
-    readme.write_text(text.replace("attention.py", handout), encoding="utf-8")
+    text = readme.read_text(encoding="utf-8") + _self_check_section(install, assignment.handout)
+    readme.write_text(text.replace(assignment.handout, handout), encoding="utf-8")
     return sorted({*written, "rubric.toml"})
+
+
+def _for_handout(text: str, stem: str) -> str:
+    """A shared template file (the Classroom workflow) naming the assignment's handout: the
+    files say ``attention.py`` and ``attention.ipynb``, the first assignment's."""
+    shared = Path(assignments.get(assignments.DEFAULT).handout).stem
+    return text if stem == shared else text.replace(f"{shared}.py", f"{stem}.py").replace(f"{shared}.ipynb", f"{stem}.ipynb")
 
 
 def _with_install(workflow: str, install: str) -> str:
@@ -235,7 +254,7 @@ def _toml_string(text: str) -> str:
     return '"' + "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in escaped) + '"'
 
 
-def _self_check_section(install: str) -> str:
+def _self_check_section(install: str, handout: str) -> str:
     return f"""
 ## Run this assignment's checks
 
@@ -248,13 +267,13 @@ python -m pip install "{install}"
 Then, in this folder:
 
 ```
-grader check attention.py --rubric rubric.toml
+grader check {handout} --rubric rubric.toml
 ```
 
 or, if you prefer pytest's own output:
 
 ```
-pytest --attention-submission attention.py --attention-rubric rubric.toml
+pytest --attention-submission {handout} --attention-rubric rubric.toml
 ```
 
 `rubric.toml` lists the checks you can run here and their points. The course may grade

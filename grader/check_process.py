@@ -38,12 +38,14 @@ import pytest  # noqa: E402
 # Imported now, while the grader is still starting, rather than during the first run.
 import _hypothesis_pytestplugin  # noqa: F401, E402
 import pytest_jsonreport.plugin  # noqa: F401, E402
-import grader.checks  # noqa: E402
 import grader.plugin  # noqa: F401, E402
 import grader.pytest_entry  # noqa: F401, E402
+from grader import assignments  # noqa: E402
 
-for _module in pkgutil.iter_modules(grader.checks.__path__):
-    importlib.import_module(f"grader.checks.{_module.name}")
+for _name in assignments.NAMES:
+    _package = importlib.import_module(assignments.get(_name).checks_package)
+    for _module in pkgutil.iter_modules(_package.__path__):
+        importlib.import_module(f"{_package.__name__}.{_module.name}")
 
 
 def _claim_protocol_fds() -> tuple[int, int]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from grader import __version__, secret
+from grader import __version__, assignments, secret
 from grader.batch import grade_folder, read_in_full
 from grader.sandbox.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
@@ -29,7 +29,7 @@ from grader.grading import grade_file
 from grader.pages import write_pages
 from grader.progress import BatchProgress, summary_text
 from grader.report import write_atomic
-from grader.resources import DEFAULT_RUBRIC, project_file
+from grader.resources import project_file
 from grader.rubric import Rubric, load_rubric
 from grader.runner import CheckProcess
 from grader.safe_text import shown
@@ -62,12 +62,21 @@ class GraderGroup(click.Group):
             ctx.exit(INTERNAL_ERROR_EXIT)
 
 
-RUBRIC_OPTION = click.option(
-    "--rubric",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Rubric TOML file (default: the bundled rubrics/attention_head.toml).",
-)
+def rubric_options(command: Callable) -> Callable:
+    """The assignment and its rubric, shared by every command that grades or hands out."""
+    command = click.option(
+        "--rubric",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Rubric TOML file (default: the assignment's bundled one, such as rubrics/attention_head.toml).",
+    )(command)
+    return click.option(
+        "--assignment",
+        type=click.Choice(assignments.NAMES),
+        default=None,
+        help="The assignment graded (default: the one the rubric's name is; for `check`, else the one whose "
+        f"handout FILE is named after, such as multi_head.py; else {assignments.DEFAULT}).",
+    )(command)
 
 
 SECRET_OPTION = click.option(
@@ -84,7 +93,7 @@ def shared_options(command: Callable) -> Callable:
     """The rubric and the limits, shared by every grading command."""
     defaults = Limits()
     options = [
-        RUBRIC_OPTION,
+        rubric_options,
         click.option(
             "--call-timeout",
             type=click.FloatRange(min=0.1),
@@ -135,8 +144,14 @@ def shared_options(command: Callable) -> Callable:
     return command
 
 
-def _rubric(path: Path | None) -> Rubric:
-    return load_rubric(path if path is not None else project_file(DEFAULT_RUBRIC))
+def _rubric(path: Path | None, assignment: str | None, file: Path | None = None) -> Rubric:
+    """The rubric at ``path`` (default: the assignment's own) for ``assignment`` (default:
+    the rubric's; else the one whose handout ``file`` is named after; else the default)."""
+    if path is None:
+        named_after = assignments.of_file(file) if file is not None else None
+        chosen = assignments.get(assignment or (named_after.name if named_after else assignments.DEFAULT))
+        return load_rubric(project_file(chosen.rubric), chosen)
+    return load_rubric(path, assignments.get(assignment) if assignment else None)
 
 
 def _warn(message: str) -> None:
@@ -175,7 +190,8 @@ def _limits(
 @click.group(cls=GraderGroup)
 @click.version_option(__version__, prog_name="grader")
 def cli() -> None:
-    """Grade NumPy implementations of one attention head with property checks."""
+    """Grade NumPy implementations of one attention head (and its sequel, multi-head
+    attention: --assignment multi_head) with property checks."""
 
 
 def _report_outputs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -217,6 +233,7 @@ def check(
     html_path: str | None,
     follow_links: bool,
     rubric: Path | None,
+    assignment: str | None,
     **limits: Any,
 ) -> None:
     """Grade one FILE and print what passed, what failed, and how to reproduce it.
@@ -238,7 +255,7 @@ def check(
         # A student checking their own file: as root without bubblewrap (a fresh container)
         # it still runs, in a plain process, where `grade` refuses.
         report = grade_file(
-            file, _rubric(rubric), _limits(**limits, self_check=True), checks=checks, follow_links=follow_links
+            file, _rubric(rubric, assignment, file), _limits(**limits, self_check=True), checks=checks, follow_links=follow_links
         )
     for name, path in outputs:
         if path != "-":
@@ -315,9 +332,11 @@ def grade(
     similarity: bool,
     similarity_threshold: float,
     rubric: Path | None,
+    assignment: str | None,
     **limits: Any,
 ) -> None:
-    """Grade every submission in FOLDER (FOLDER/<id>.py or FOLDER/<id>/attention.py).
+    """Grade every submission in FOLDER (FOLDER/<id>.py, or FOLDER/<id>/attention.py as
+    the assignment's handout names it).
 
     Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv (one
     column per check). A report
@@ -329,7 +348,7 @@ def grade(
     on_cluster = scheduler is not None or scheduler_file is not None
     if on_cluster and ctx.get_parameter_source("jobs") == click.core.ParameterSource.COMMANDLINE:
         raise UsageError("--jobs is for this machine's cores; on a cluster, each `dask worker --nworkers N` sets its own")
-    chosen = _rubric(rubric)
+    chosen = _rubric(rubric, assignment)
     chosen_limits = _limits(**limits, on_cluster=on_cluster)
     with contextlib.ExitStack() as stack:
         if on_cluster:
@@ -351,7 +370,7 @@ def grade(
             progress.finish()
     similar = None
     if similarity:
-        files = {file.student: file for file in find_submissions(folder)}
+        files = {file.student: file for file in find_submissions(folder, assignments.get(chosen.assignment).handout)}
         similar = of_batch(read_in_full(out, reports), files, similarity_threshold)
     if similar is not None:
         write_atomic(out / "similarity.json", similarity_json(similar[0]))
@@ -367,22 +386,22 @@ def grade(
 
 @cli.command("gradescope-bundle")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@RUBRIC_OPTION
+@rubric_options
 @SECRET_OPTION
-def gradescope_bundle_command(out: Path, rubric: Path | None, secret_file: Path | None) -> None:
+def gradescope_bundle_command(out: Path, rubric: Path | None, assignment: str | None, secret_file: Path | None) -> None:
     """Write Gradescope's autograder zip to OUT (upload it as the assignment's autograder).
 
     Its setup.sh installs Python, bubblewrap and the grader; its run_autograder grades
     /autograder/submission/attention.py into /autograder/results/results.json, each
     check a test with the rubric's points and visibility.
     """
-    entries = gradescope_bundle(out, _rubric(rubric), secret.read_secret(secret_file))
+    entries = gradescope_bundle(out, _rubric(rubric, assignment), secret.read_secret(secret_file))
     echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
 
 
 @cli.command("prairielearn-bundle")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@RUBRIC_OPTION
+@rubric_options
 @click.option(
     "--image",
     metavar="NAME",
@@ -391,21 +410,23 @@ def gradescope_bundle_command(out: Path, rubric: Path | None, secret_file: Path 
     help="The Docker image name info.json gives PrairieLearn, such as 'myorg/attention-grader:1' on Docker Hub.",
 )
 @SECRET_OPTION
-def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str, secret_file: Path | None) -> None:
+def prairielearn_bundle_command(
+    out: Path, rubric: Path | None, assignment: str | None, image: str, secret_file: Path | None
+) -> None:
     """Write into the new folder OUT PrairieLearn's external grader: a Dockerfile (build
     and push it as IMAGE), its entrypoint and the info.json settings of the question.
 
     The entrypoint grades /grade/student/attention.py (or attention.ipynb) into
     /grade/results/results.json, each check the student may see a test.
     """
-    written = prairielearn_bundle(out, _rubric(rubric), image, secret.read_secret(secret_file))
+    written = prairielearn_bundle(out, _rubric(rubric, assignment), image, secret.read_secret(secret_file))
     echo(f"wrote {len(written)} files to {out}: build its Dockerfile as {image}, push it, "
                f"and merge {out / 'info.json'} into the question's info.json")
 
 
 @cli.command("export-student")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@RUBRIC_OPTION
+@rubric_options
 @click.option(
     "--install",
     metavar="SPEC",
@@ -414,16 +435,16 @@ def prairielearn_bundle_command(out: Path, rubric: Path | None, image: str, secr
     "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.7.0'.",
 )
 @click.option(
-    "--notebook", is_flag=True, help="Hand out the template as the notebook attention.ipynb instead of attention.py."
+    "--notebook", is_flag=True, help="Hand out the template as a notebook (attention.ipynb) instead of a Python file."
 )
-def export_student_command(out: Path, rubric: Path | None, install: str, notebook: bool) -> None:
+def export_student_command(out: Path, rubric: Path | None, assignment: str | None, install: str, notebook: bool) -> None:
     """Write into the folder OUT what students receive: the template (attention.py, or
-    the notebook attention.ipynb), the GitHub Classroom workflow, the rubric's visible
-    checks and the commands to run them.
+    the notebook attention.ipynb, for the first assignment), its handout, the GitHub
+    Classroom workflow, the rubric's visible checks and the commands to run them.
 
     Never the reference head, and no hidden or after-due-date check.
     """
-    written = export_student(out, _rubric(rubric), install, notebook=notebook)
+    written = export_student(out, _rubric(rubric, assignment), install, notebook=notebook)
     echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
 
 

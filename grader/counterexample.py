@@ -41,31 +41,34 @@ def _literal(array: np.ndarray) -> str:
 NOTEBOOK_HINT = "# Paste into a new cell at the end of your notebook, after running the cells above it."
 
 
-def repro(calls: list[Call], *, notebook: bool = False) -> str:
+def repro(calls: list[Call], *, module: str, notebook: bool = False) -> str:
     """Python lines that rebuild the inputs and repeat the calls, to paste into a REPL
-    (or, for a notebook, into a new cell of it, where the functions are defined already)."""
+    beside the student's ``module`` (or, for a notebook, into a new cell of it, where the
+    functions are defined already)."""
     functions = sorted({call.function for call in calls})
     if notebook:
         lines = [NOTEBOOK_HINT, "import numpy as np", ""]
     else:
-        lines = ["import numpy as np", f"from attention import {', '.join(functions)}", ""]
+        lines = ["import numpy as np", f"from {module} import {', '.join(functions)}", ""]
     for number, call in enumerate(calls, start=1):
         suffix = "" if len(calls) == 1 else f"_{number}"
         names = []
         for name, value in call.arguments.items():
-            if name == "axis":
-                names.append(f"axis={value!r}")
-            elif isinstance(value, np.ndarray):
+            if isinstance(value, np.ndarray):
                 lines.append(f"{name}{suffix} = {_literal(value)}")
-                names.append(f"{name}{suffix}")
+                shown = f"{name}{suffix}"
             else:
-                names.append(repr(value))
+                shown = repr(value)
+            names.append(f"{name}={shown}" if name in call.keywords else shown)
         lines.append(f"print({call.function}({', '.join(names)}))")
     return "\n".join(lines)
 
 
-def describe(calls: list[Call], *, expected: Any = None, got: Any = None, notebook: bool = False) -> dict[str, Any]:
-    """The JSON form of a counterexample (its repro written for a notebook if ``notebook``)."""
+def describe(
+    calls: list[Call], *, module: str, expected: Any = None, got: Any = None, notebook: bool = False
+) -> dict[str, Any]:
+    """The JSON form of a counterexample (its repro written for a notebook if ``notebook``,
+    else for a file importable as ``module``)."""
     return {
         "calls": [
             {"function": call.function, "arguments": {name: jsonable(v) for name, v in call.arguments.items()}}
@@ -73,5 +76,5 @@ def describe(calls: list[Call], *, expected: Any = None, got: Any = None, notebo
         ],
         "expected": jsonable(expected),
         "got": jsonable(got),
-        "repro": repro(calls, notebook=notebook),
+        "repro": repro(calls, module=module, notebook=notebook),
     }

@@ -36,9 +36,10 @@ from typing import Any
 import hypothesis
 import numpy as np
 
-from grader import __version__, reference
+from grader import __version__, assignments
+from grader.assignments import Assignment
 from grader.proxy import CallBatch, Reply, Request, StudentFunctions, answer_of
-from grader.resources import REFERENCE_HEAD, project_file
+from grader.resources import project_file
 from grader.sandbox import wire
 
 PACKAGE = Path(__file__).resolve().parent
@@ -47,12 +48,6 @@ Example = dict[str, Any]
 # Half a Linux pipe's default 64 KiB: room for a further batch beside what the worker
 # has not read yet of the one before (see Recording.batches).
 MAX_FURTHER_BATCH_BYTES = 32 * 1024
-REFERENCE_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "softmax": reference.softmax,
-    "attention": reference.attention,
-    "self_attention": lambda X, Wq, Wk, Wv, mask=None: reference.attention(X @ Wq, X @ Wk, X @ Wv, mask),
-    "causal_mask": reference.causal_mask,
-}
 
 
 @dataclass(frozen=True)
@@ -95,7 +90,8 @@ class ReferenceSubmission(StudentFunctions):
     """Stands in for a submission: the reference head answers in this process, and every
     example's drawn arguments and calls are kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, assignment: Assignment) -> None:
+        super().__init__(assignment)
         self.recording = Recording([], [], [])
         self.example_calls: list = []
 
@@ -111,7 +107,7 @@ class ReferenceSubmission(StudentFunctions):
         kwargs = kwargs or {}
         self.recording.calls[-1].append((function, copy.deepcopy(list(args)), dict(kwargs), return_args))
         arguments = copy.deepcopy(list(args))
-        value = REFERENCE_FUNCTIONS[function](*arguments, **kwargs)
+        value = self.assignment.reference_functions[function](*arguments, **kwargs)
         # The check gets what this frame decodes to, as from a worker running the
         # reference: a submission whose replies are these very bytes passes with it.
         frame = wire.answer_frame(value, arguments if return_args else None)
@@ -127,16 +123,17 @@ def cache_key() -> str:
     digest = hashlib.sha256()
     for part in (__version__, hypothesis.__version__, np.__version__, sys.version.split()[0]):
         digest.update(part.encode() + b"\0")
-    for source in sorted(PACKAGE.rglob("*.py")) + [project_file(REFERENCE_HEAD)]:
+    for source in sorted(PACKAGE.rglob("*.py")) + [project_file(head) for head in assignments.reference_heads()]:
         digest.update(str(source.relative_to(source.parents[1])).encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()[:24]
 
 
-def record(test: Callable) -> Recording | None:
-    """The examples a Hypothesis check draws while the reference passes it, and their calls."""
+def record(test: Callable, assignment: Assignment) -> Recording | None:
+    """The examples a Hypothesis check of ``assignment`` draws while the reference passes
+    it, and their calls."""
     if not hasattr(test, "hypothesis"):
         return None
-    stand_in = ReferenceSubmission()
+    stand_in = ReferenceSubmission(assignment)
     try:
         test(submission=stand_in)
     except Exception:  # the reference should pass every check; if not, run it live
@@ -147,9 +144,10 @@ def record(test: Callable) -> Recording | None:
 _LOADED: dict[Path, Recording | None] = {}
 
 
-def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[str, Recording]:
-    """The recording of every Hypothesis check in ``tests``, from the cache folder
-    ``folder`` (one per :func:`cache_key` and course secret) or made now.
+def recorded_examples(tests: dict[str, Callable], folder: Path | None, assignment: Assignment) -> dict[str, Recording]:
+    """The recording of every Hypothesis check in ``tests`` (of ``assignment``), from the
+    cache folder ``folder`` (one per :func:`cache_key`, course secret and assignment) or
+    made now.
 
     Loaded recordings stay in memory: a check process that grades many submissions
     reads each file once.
@@ -161,7 +159,7 @@ def recorded_examples(tests: dict[str, Callable], folder: Path | None) -> dict[s
         if recording is None and path is not None:
             recording = _LOADED[path] = _read_recording(path)
         if recording is None:
-            recording = record(test)
+            recording = record(test, assignment)
             if recording is not None and path is not None:
                 _save(path, recording)
                 _LOADED[path] = recording

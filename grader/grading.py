@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from grader import sources
+from grader import assignments, sources
 from grader.claims import Claims
 from grader.errors import GradingFailed, UsageError
 from grader.report import Report
@@ -69,7 +69,7 @@ def prepare(
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
-        source = sources.parse(content, suffix=suffix)
+        source = sources.parse(content, suffix=suffix, assignment=assignments.get(rubric.assignment))
         identity["source"] = replace(source, notes=(*source.notes, note)).summary() if note else source.summary()
     except sources.Unusable as error:
         unusable = failed_run(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from grader import assignments
 from grader.report import OBSERVED, Report, score_summary, source_lines, without_details, write_atomic
 from grader.safe_text import shown
 
@@ -42,10 +43,6 @@ pre { background: #f6f8fa; padding: .6em .8em; border-radius: 6px; white-space: 
 """
 
 SYMBOLS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
-PICTURES = {
-    "worked_example": "The lesson's worked example (section 3): attention(Q, K, V) with Q = K = [[1, 0], [0, 1], [1, 1]]",
-    "causal": "attention(Q, K, V, causal_mask(4)): weight above the diagonal must be 0 and each row must sum to 1",
-}
 
 
 def _page(title: str, body: list[str]) -> str:
@@ -126,13 +123,20 @@ def student_page(report: Report) -> str:
         body.append(f"<h2>How the file was read</h2><pre>{escape(chr(10).join(source_lines(report.source)))}</pre>")
     if report.pictures:
         body.append("<h2>Attention weights A</h2>")
-        for name, caption in PICTURES.items():
+        for name, caption in _captions(report).items():
             picture = report.pictures.get(name) or {}
             body.append(f"<p>{escape(caption)}</p><div class=\"figures\">")
             body.append(_figure(picture.get("student"), "this submission"))
             body.append(_figure(picture.get("reference"), "the reference"))
             body.append("</div>")
     return _page(f"{report.student}: {score_summary(report)}", body)
+
+
+def _captions(report: Report) -> dict[str, str]:
+    """The pictures a report of its assignment has, in order, each with its sentence."""
+    if report.assignment not in assignments.NAMES:  # a report of another grader's assignment
+        return {name: name for name in report.pictures}
+    return {name: picture.caption for name, picture in assignments.get(report.assignment).pictures.items()}
 
 
 def _histogram(scores: list[float], top: float, width: int = 480, height: int = 140) -> str:

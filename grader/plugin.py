@@ -27,15 +27,16 @@ from typing import Any
 import pytest
 from hypothesis.errors import Flaky
 
-from grader import counterexample, diagnoses, secret, sources, strategies, traces
+from grader import assignments, counterexample, diagnoses, secret, sources, strategies, traces
+from grader.assignments import Assignment
 from grader.claims import claim
-from grader.errors import UsageError
+from grader.errors import GraderError, UsageError
 from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CheckFailure, SubmissionError
 from grader.proxy import Submission
 from grader.report import failure_details
-from grader.resources import DEFAULT_RUBRIC, examples_cache, project_file
-from grader.rubric import CHECKS_FOLDER, load_rubric
+from grader.resources import examples_cache, project_file
+from grader.rubric import load_rubric
 from grader.safe_text import shown
 from grader.sandbox import Limits, resolve_isolation
 
@@ -45,12 +46,12 @@ COLLECT_CHECKS = pytest.StashKey[bool]()
 REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
 CLAIMED = pytest.StashKey[dict]()  # submission index -> whether this run grades it
-CHECKS_PACKAGE = "grader.checks."
+ASSIGNMENT = pytest.StashKey[Assignment]()
 
 
 def check_id(item: pytest.Item) -> str:
     """The stable id of a check: ``<module>.<function name without test_>``."""
-    module = item.module.__name__.removeprefix(CHECKS_PACKAGE)
+    module = item.module.__name__.rpartition(".")[2]
     return f"{module}.{item.originalname.removeprefix('test_')}"
 
 
@@ -67,6 +68,7 @@ def submission_of(item: pytest.Item) -> Submission:
 def pytest_configure(config: pytest.Config) -> None:
     paths = config.getoption("attention_submission")
     if paths:
+        assignment = config.stash[ASSIGNMENT] = _assignment(config)
         for path in paths:
             if not Path(path).is_file():
                 raise pytest.UsageError(f"--attention-submission {path}: no such file")
@@ -98,9 +100,11 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             # No test paths on the command line: the checks are the tests (collected by
             # pytest_collect_file below, whatever pytest's python_files pattern is).
-            config.args = [str(CHECKS_FOLDER)]
+            config.args = [str(assignment.checks_folder)]
             config.stash[COLLECT_CHECKS] = True
-        config.stash[SUBMISSIONS] = submissions = [Submission(_read(Path(path)), limits) for path in paths]
+        config.stash[SUBMISSIONS] = submissions = [
+            Submission(_read(Path(path), assignment), assignment, limits) for path in paths
+        ]
         if _claimed(config, 0):
             submissions[0].start_worker()  # it imports the submission while pytest collects the checks
         if config.getoption("json_report", False):  # what the grader reads; a student's pytest does not
@@ -108,6 +112,17 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
         if student_view:
             config.pluginmanager.register(StudentView(config), "attention-student-view")
+
+
+def _assignment(config: pytest.Config) -> Assignment:
+    """The assignment ``--attention-assignment`` names; else the rubric's, else the default."""
+    name, rubric_path = config.getoption("attention_assignment"), config.getoption("attention_rubric")
+    try:
+        if name is not None:
+            return assignments.get(name)
+        return assignments.get(load_rubric(Path(rubric_path)).assignment if rubric_path else assignments.DEFAULT)
+    except GraderError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _claimed(config: pytest.Config, index: int) -> bool:
@@ -128,9 +143,9 @@ def _warn(message: str) -> None:
     print(f"grader: warning: {message}", file=sys.stderr)
 
 
-def _read(path: Path) -> sources.Source:
+def _read(path: Path, assignment: Assignment) -> sources.Source:
     try:
-        return sources.read(path)
+        return sources.read(path, assignment)
     except (sources.Unusable, UsageError) as error:
         raise pytest.UsageError(f"--attention-submission {path}: {error}") from None
 
@@ -147,9 +162,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
     """Each check module, when the checks stand in for a student's tests: they then show
-    as ``softmax.py::test_axis``."""
+    as ``<module>.py::test_<name>``."""
     wanted = parent.config.stash.get(COLLECT_CHECKS, False)
-    if wanted and file_path.parent == CHECKS_FOLDER and file_path.name != "__init__.py":
+    if wanted and file_path.parent == parent.config.stash[ASSIGNMENT].checks_folder and file_path.name != "__init__.py":
         return pytest.Module.from_parent(parent, path=file_path)
     return None
 
@@ -163,7 +178,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rubric_path = config.getoption("attention_rubric")
     if rubric_path:
-        wanted = set(load_rubric(Path(rubric_path)).check_ids)
+        wanted = set(load_rubric(Path(rubric_path), config.stash[ASSIGNMENT]).check_ids)
         deselected = [item for item in items if check_id(item) not in wanted]
         if deselected:
             config.hook.pytest_deselected(items=deselected)
@@ -171,9 +186,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if SUBMISSIONS in config.stash and not config.getoption("attention_live"):
         # Each course secret draws other examples: their recordings and traces are its own.
         label = secret.label(config.getoption("attention_course_key"))
-        folder = Path(config.getoption("attention_examples") or examples_cache()) / cache_key() / label
+        assignment = config.stash[ASSIGNMENT]
+        folder = Path(config.getoption("attention_examples") or examples_cache()) / cache_key() / label / assignment.name
         tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
-        config.stash[REPLAYS] = recorded_examples(tests, folder)
+        config.stash[REPLAYS] = recorded_examples(tests, folder, assignment)
         config.stash[TRACES] = traces.store_at(folder / "traces")
 
 
@@ -264,7 +280,8 @@ class StudentView:
 
     def __init__(self, config: pytest.Config) -> None:
         rubric_path = config.getoption("attention_rubric")
-        self.rubric = load_rubric(Path(rubric_path) if rubric_path else project_file(DEFAULT_RUBRIC))
+        assignment = config.stash[ASSIGNMENT]
+        self.rubric = load_rubric(Path(rubric_path) if rubric_path else project_file(assignment.rubric), assignment)
         self.bonus = {check.id for check in self.rubric.checks if check.bonus}
         self.passed: dict[str, bool] = {}
         self.bonus_missed: dict[str, list[str]] = {}  # check id -> its feedback and repro
@@ -364,8 +381,11 @@ def _pictures(submission: Submission) -> dict[str, Any]:
     call = _probe_call(submission)
     try:
         return {
-            name: {"student": diagnoses.weights(call(probe)), "reference": diagnoses.reference_weights(name)}
-            for name, probe in diagnoses.PICTURES.items()
+            name: {
+                "student": diagnoses.weights(call(diagnoses.Probe(picture.function, picture.args)), picture.weights_index),
+                "reference": diagnoses.reference_weights(submission.assignment, name),
+            }
+            for name, picture in submission.assignment.pictures.items()
         }
     except SubmissionError:
         return {}
@@ -374,7 +394,7 @@ def _pictures(submission: Submission) -> dict[str, Any]:
 def _diagnose(submission: Submission) -> list[dict[str, str]]:
     submission.begin_check()
     try:
-        return diagnoses.diagnose(_probe_call(submission))
+        return diagnoses.diagnose(_probe_call(submission), submission.assignment.mistakes())
     except SubmissionError:
         return []
 
@@ -469,7 +489,13 @@ def outcome_of(error: BaseException, submission: Submission) -> dict[str, Any]:
         "kind": kind,
         "feedback": feedback,
         "counterexample": (
-            counterexample.describe(calls, expected=expected, got=got, notebook=submission.source.kind == "notebook")
+            counterexample.describe(
+                calls,
+                module=Path(submission.assignment.handout).stem,
+                expected=expected,
+                got=got,
+                notebook=submission.source.kind == "notebook",
+            )
             if calls
             else None
         ),

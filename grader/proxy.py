@@ -11,7 +11,7 @@ Failure rules, which keep Hypothesis's shrinking sound:
   with the same error, and the next check gets a fresh worker;
 - a check that runs past its time budget fails the same way as a timed-out call;
 - a function that timed out in a check is called once more before the next check, on a
-  small input every head answers at once (:data:`SMALL_CALLS`); if it does not return
+  small input every head answers at once (its :attr:`grader.assignments.Function.small_call`); if it does not return
   there either, it hangs whatever it is given, and every later check that calls it fails
   at once, saying so, instead of waiting out one more call timeout (a head that loops
   forever is graded in a few call timeouts, not one per check; one that hangs only on
@@ -26,10 +26,13 @@ import copy
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import numpy as np
 
+from grader.assignments import Assignment, written_for_another
 from grader.sandbox import wire
 from grader.outcomes import (
     CallRaised,
@@ -44,43 +47,19 @@ from grader.outcomes import (
 )
 from grader.sandbox import MIB, SCRATCH_BYTES, Limits
 from grader.sources import Source
-from grader.sandbox.workers import Worker, start_worker as start_worker_process
+from grader.sandbox.workers import Interface, Worker, start_worker as start_worker_process
 
-# Argument names as the lesson writes them, for counterexamples and repro snippets.
-PARAMETERS = {
-    "softmax": ("x", "axis"),
-    "attention": ("Q", "K", "V", "mask"),
-    "self_attention": ("X", "Wq", "Wk", "Wv", "mask"),
-    "causal_mask": ("n",),
-}
 UNDEFINED_NAME = re.compile(r"name '(\w+)' is not defined.*", re.DOTALL)
-SIGNATURES = {
-    "softmax": "softmax(x, axis=-1)",
-    "attention": "attention(Q, K, V, mask=None)",
-    "self_attention": "self_attention(X, Wq, Wk, Wv, mask=None)",
-    "causal_mask": "causal_mask(n)",
-}
-
-# The probe of a function that timed out: inputs every correct head, and nearly every
-# wrong one, answers at once (attention's is the lesson's worked example).
-_WORKED_QK = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-SMALL_CALLS: dict[str, tuple[list[Any], str]] = {
-    "softmax": ([np.array([1.0, 2.0, 3.0])], "softmax(np.array([1.0, 2.0, 3.0]))"),
-    "attention": (
-        [_WORKED_QK, _WORKED_QK, np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])],
-        "the lesson's worked example",
-    ),
-    "self_attention": ([np.eye(2), np.eye(2), np.eye(2), np.eye(2)], "self_attention with X and every W the 2x2 identity"),
-    "causal_mask": ([2], "causal_mask(2)"),
-}
 
 
 @dataclass(frozen=True)
 class Call:
-    """One call made to the submission: the function and its named arguments."""
+    """One call made to the submission: the function, its named arguments, and which of
+    them were passed by keyword."""
 
     function: str
     arguments: dict[str, Any]
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass
@@ -145,36 +124,41 @@ def _same_request(left: Any, right: Any) -> bool:
 
 
 class StudentFunctions:
-    """The lesson's four functions, each turned into one :meth:`call` with the arguments
-    as the checks pass them (so every stand-in for a submission sends the same calls)."""
+    """The assignment's functions, each ``self.<name>(*args, **kwargs)`` turned into one
+    :meth:`call` (see :meth:`grader.assignments.Function.request`), so every stand-in for a
+    submission sends the same calls."""
 
-    def softmax(self, x: np.ndarray, axis: int | None = None) -> Any:
-        """``softmax(x)``, or ``softmax(x, axis=axis)`` when an axis is given."""
-        kwargs = {} if axis is None else {"axis": axis}
-        return self.call("softmax", [x], kwargs).value
+    def __init__(self, assignment: Assignment) -> None:
+        self.assignment = assignment
 
-    def attention(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> Any:
-        """``attention(Q, K, V)``, with the mask passed positionally when there is one."""
-        return self.call("attention", [Q, K, V] + ([] if mask is None else [mask])).value
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        function = self.__dict__["assignment"].by_name.get(name) if "assignment" in self.__dict__ else None
+        if function is None:
+            raise AttributeError(name)
 
-    def self_attention(
-        self, X: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, mask: np.ndarray | None = None
-    ) -> Any:
-        return self.call("self_attention", [X, Wq, Wk, Wv] + ([] if mask is None else [mask])).value
+        def send(*args: Any, **kwargs: Any) -> Any:
+            return self.call(name, *function.request(args, kwargs)).value
 
-    def causal_mask(self, n: int) -> Any:
-        return self.call("causal_mask", [n]).value
+        return send
 
     def call(
         self, function: str, args: list[Any], kwargs: dict[str, Any] | None = None, return_args: bool = False
     ) -> Reply:
         raise NotImplementedError
 
+    def as_call(self, request: Request) -> Call:
+        """``request`` with its arguments named as the handout names them."""
+        function, args, kwargs, _ = request
+        parameters = self.assignment.by_name[function].parameters
+        return Call(function, {**dict(zip(parameters, args)), **kwargs}, tuple(kwargs))
+
 
 class Submission(StudentFunctions):
-    """The student's four functions, each call answered by a sandboxed worker."""
+    """The student's functions, each call answered by a sandboxed worker."""
 
-    def __init__(self, source: Source, limits: Limits = Limits()) -> None:
+    def __init__(self, source: Source, assignment: Assignment, limits: Limits = Limits()) -> None:
+        super().__init__(assignment)
+        self._interface = Interface(Path(assignment.handout).stem, assignment.function_names)
         # Read once, before: every worker of this submission runs these bytes, whatever
         # another submission's worker does to the file meanwhile.
         self.source = source
@@ -290,7 +274,7 @@ class Submission(StudentFunctions):
             try:
                 same = worker.reader.holds(offset, reply, time.monotonic() + self._timeout())
             except wire.Deadline:
-                self.example_calls = [_as_call(request) for request in calls[: index + 1]]
+                self.example_calls = [self.as_call(request) for request in calls[: index + 1]]
                 self._no_reply(call[0], worker)
             except (wire.WireError, OSError):
                 return False  # making the calls meets the same failure and reports it
@@ -340,7 +324,7 @@ class Submission(StudentFunctions):
         """Start the worker now, so its start overlaps whatever comes before the first call."""
         if self._worker is None and self._starting is None and self._session_failure is None:
             try:
-                self._starting = start_worker_process(self.source.code, self.limits)
+                self._starting = start_worker_process(self.source.code, self.limits, self._interface)
             except OSError:
                 pass  # the first call starts it again and reports what goes wrong
 
@@ -358,7 +342,7 @@ class Submission(StudentFunctions):
         """Call ``function`` in the worker; raise a :class:`SubmissionError` if it does not answer."""
         kwargs = kwargs or {}
         request = (function, list(args), dict(kwargs), return_args)
-        self.example_calls.append(_as_call(request))
+        self.example_calls.append(self.as_call(request))
         if self._replaying:
             return self._from_journal(request)
         if self._pending and not _same_request(self._pending[-1], request):
@@ -472,7 +456,7 @@ class Submission(StudentFunctions):
                 )
             hint = ""
             if kind == "TypeError" and "argument" in text:
-                hint = f"; the grader calls it as the lesson defines it: {SIGNATURES[function]}"
+                hint = f"; the grader calls it as the lesson defines it: {self.assignment.by_name[function].signature}"
             undefined = UNDEFINED_NAME.fullmatch(text) if kind == "NameError" else None
             if undefined:
                 hint = self.source.why_undefined(undefined.group(1))
@@ -490,7 +474,7 @@ class Submission(StudentFunctions):
         docstring). The probe is no check's: its time counts against none."""
         for function in [name for name in self._timed_out_in if name not in self._probed]:
             self._probed.add(function)
-            args, described = SMALL_CALLS[function]
+            args, described = self.assignment.by_name[function].small_call
             self._check, self._check_started, self.example_calls = None, time.monotonic(), []
             try:
                 self._exchange(function, list(args), {}, False)
@@ -507,7 +491,7 @@ class Submission(StudentFunctions):
     def _ready_worker(self) -> Worker:
         if self._worker is not None:
             return self._worker
-        worker, self._starting = self._starting or start_worker_process(self.source.code, self.limits), None
+        worker, self._starting = self._starting or start_worker_process(self.source.code, self.limits, self._interface), None
         try:
             header, _ = worker.reader.read_frame(time.monotonic() + self.limits.import_timeout)
         except wire.Deadline:
@@ -530,11 +514,17 @@ class Submission(StudentFunctions):
             worker.kill()
             self._session_failure = ImportFailed(f"{self.source.name} could not be imported: the worker did not start")
             raise self._session_failure
-        self.functions = tuple(name for name in functions if name in PARAMETERS)
+        self.functions = tuple(name for name in functions if name in self.assignment.by_name)
         self._worker = worker
         return worker
 
     def _missing(self, function: str) -> str:
+        other = written_for_another(set(self.source.defined_names), self.assignment)
+        if other is not None:
+            return (
+                f"{self.source.name} does not define {function}(): it defines the functions of the assignment "
+                f"{other.name} instead ({', '.join(other.function_names)}); grade it with --assignment {other.name}"
+            )
         return f"{self.source.name} does not define {function}(){self.source.why_missing(function)}"
 
     def _discard_worker(self) -> None:
@@ -595,11 +585,6 @@ def _pack_argument(value: Any, arrays: list[np.ndarray]) -> Any:
         arrays.append(value)
         return {"$array": len(arrays) - 1}
     return value
-
-
-def _as_call(request: Request) -> Call:
-    function, args, kwargs, _ = request
-    return Call(function, {**dict(zip(PARAMETERS[function], args)), **kwargs})
 
 
 def _answered(header: dict[str, Any], arrays: list[np.ndarray]) -> Reply:

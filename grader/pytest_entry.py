@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import pytest
 
+from grader.assignments import DEFAULT, NAMES
 from grader.sandbox import ISOLATIONS, Limits
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("attention", "grading an attention.py submission")
+    group = parser.getgroup("attention-grader", "grading a submission with attention-grader")
     group.addoption(
         "--attention-submission",
         metavar="PATH",
         action="append",
-        help="the attention.py to grade (the grader's batches repeat it: one pytest session grades several)",
+        help="the file to grade (the grader's batches repeat it: one pytest session grades several)",
+    )
+    group.addoption(
+        "--attention-assignment",
+        metavar="NAME",
+        help=f"the assignment the file is written for: {', '.join(NAMES)} (default: the rubric's, else {DEFAULT})",
     )
     group.addoption("--attention-rubric", metavar="PATH", help="run only the checks this rubric scores")
     defaults = Limits()

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader.assignments import DEFAULT
 from grader.safe_text import json_text, shown
 
 SCHEMA_VERSION = 1
@@ -55,6 +56,7 @@ class Report:
     # What the checks' examples were drawn from: "public", or a course secret's digest
     # (grader.secret): the same file gets the same grade under the same one.
     examples: str = "public"
+    assignment: str = DEFAULT  # the assignment graded (grader.assignments)
     diagnoses: list[dict[str, str]] = field(default_factory=list)
     # Attention weights on fixed inputs, the submission's and the reference's, for pages.
     pictures: dict[str, Any] = field(default_factory=dict)

@@ -1,5 +1,5 @@
-"""Where the grader's data files live: the reference head, the bundled rubrics and the
-student template.
+"""Where the grader's data files live: each assignment's reference head, rubric and
+student template (grader.assignments names them).
 
 In a checkout (or an editable install) they sit beside the package, at the top of the
 repository; a wheel carries copies under ``grader/_bundled`` (see pyproject.toml).
@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent
 
 
 def project_file(relative: str) -> Path:
-    """The path of a data file such as ``rubrics/attention_head.toml``."""
+    """The path of a data file such as ``rubrics/multi_head.toml``."""
     for root in (PACKAGE / "_bundled", PACKAGE.parent):
         candidate = root / relative
         if candidate.exists():
@@ -26,8 +26,3 @@ def examples_cache() -> Path:
     """Where recorded Hypothesis examples are kept between runs (see grader.examples)."""
     root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "attention-grader" / "examples"
-
-
-DEFAULT_RUBRIC = "rubrics/attention_head.toml"
-REFERENCE_HEAD = "reference/attention.py"
-STUDENT_TEMPLATE = "student_template"

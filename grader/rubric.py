@@ -6,9 +6,9 @@ A rubric lists checks in report order::
     title = "One attention head in NumPy"
 
     [[checks]]
-    id = "softmax.rows_sum_to_one"      # a check id from grader/checks
+    id = "mask.rows_sum_to_one"         # a check id of the assignment (its checks/ folder)
     points = 3
-    description = "Each row of softmax(x) sums to 1"
+    description = "With a mask, rows of A still sum to 1"
     visibility = "visible"              # visible | hidden | after_due_date
     bonus = false                       # bonus points do not count toward max_score
 """
@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import assignments
+from grader.assignments import Assignment
 from grader.errors import RubricError
 
 VISIBILITIES = ("visible", "hidden", "after_due_date")
-CHECKS_FOLDER = Path(__file__).resolve().parent / "checks"
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Rubric:
     path: str
     sha256: str
     checks: tuple[RubricCheck, ...]
+    assignment: str = assignments.DEFAULT  # the assignment whose checks it scores
 
     @property
     def check_ids(self) -> tuple[str, ...]:
@@ -55,11 +57,16 @@ class Rubric:
         return sum(check.points for check in self.checks if not check.bonus)
 
 
+def available_check_ids(assignment: Assignment | None = None) -> frozenset[str]:
+    """Every check id ``assignment`` (default: the default one) defines, read from the
+    source without importing it."""
+    return _check_ids(assignment or assignments.get())
+
+
 @functools.cache  # the check sources of a running grader do not change; a check process reads them once
-def available_check_ids() -> frozenset[str]:
-    """Every check id the library defines, read from the source without importing it."""
+def _check_ids(assignment: Assignment) -> frozenset[str]:
     ids = set()
-    for module in sorted(CHECKS_FOLDER.glob("*.py")):
+    for module in sorted(assignment.checks_folder.glob("*.py")):
         tree = ast.parse(module.read_text(encoding="utf-8"))
         ids.update(
             f"{module.stem}.{node.name.removeprefix('test_')}"
@@ -69,8 +76,9 @@ def available_check_ids() -> frozenset[str]:
     return frozenset(ids)
 
 
-def load_rubric(path: Path) -> Rubric:
-    """Read and validate a rubric file; raise :class:`RubricError` with the reason."""
+def load_rubric(path: Path, assignment: Assignment | None = None) -> Rubric:
+    """Read and validate a rubric file of ``assignment`` (default: the one the rubric's
+    ``name`` is, else the default one); raise :class:`RubricError` with the reason."""
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -82,7 +90,14 @@ def load_rubric(path: Path) -> Rubric:
     entries = data.get("checks")
     if not isinstance(entries, list) or not entries:
         raise RubricError(f"rubric {path} has no [[checks]] entries")
-    known = available_check_ids()
+    named = data.get("name")
+    if assignment is None:
+        assignment = assignments.get(named if named in assignments.NAMES else assignments.DEFAULT)
+    elif named in assignments.NAMES and named != assignment.name:
+        raise RubricError(
+            f"rubric {path} is the rubric of the assignment {named}, not {assignment.name}: grade with --assignment {named}"
+        )
+    known = available_check_ids(assignment)
     checks = tuple(_parse_check(entry, number, path, known) for number, entry in enumerate(entries, start=1))
     seen: set[str] = set()
     for check in checks:
@@ -93,7 +108,7 @@ def load_rubric(path: Path) -> Rubric:
     title = data.get("title", name)
     if not isinstance(name, str) or not isinstance(title, str):
         raise RubricError(f"rubric {path}: name and title must be strings")
-    return Rubric(name, title, str(path), hashlib.sha256(raw).hexdigest(), checks)
+    return Rubric(name, title, str(path), hashlib.sha256(raw).hexdigest(), checks, assignment.name)
 
 
 def _parse_check(entry: Any, number: int, path: Path, known: frozenset[str]) -> RubricCheck:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader import assignments
 from grader.errors import GradingFailed
 from grader.resources import examples_cache
 from grader.rubric import Rubric
@@ -29,7 +30,6 @@ from grader.sandbox import Limits, kill_session
 
 STATUSES = ("passed", "failed", "error", "timeout")
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-CHECKS_FOLDER = Path(__file__).resolve().parent / "checks"
 # unraisableexception alone runs gc.collect twice per session (about 40 ms); logging and
 # warnings wrap every phase of every check (warnings are ignored: PYTHONWARNINGS below).
 UNUSED_PYTEST_PLUGINS = (
@@ -81,7 +81,7 @@ def pytest_arguments(
     if claims is not None:
         run_options.append(f"--attention-claims={claims}")
     return [
-        str(CHECKS_FOLDER),
+        str(assignments.get(rubric.assignment).checks_folder),
         "-c",
         str(workdir / "pytest.ini"),
         "--rootdir",
@@ -105,6 +105,7 @@ def pytest_arguments(
         "grader.pytest_entry",
         *(f"--attention-submission={submission}" for submission in submissions),
         # Resolved here: the check process runs in a folder of its own.
+        f"--attention-assignment={rubric.assignment}",
         f"--attention-rubric={Path(rubric.path).resolve()}",
         f"--attention-call-timeout={limits.call_timeout}",
         f"--attention-check-budget={limits.check_budget}",

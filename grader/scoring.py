@@ -64,6 +64,7 @@ def score(
         duration_s=round(duration_s, 3),
         sandbox=sandbox,
         examples=examples,
+        assignment=rubric.assignment,
         diagnoses=list(diagnoses or []),
         pictures=dict(pictures or {}),
         source=source,

@@ -1,6 +1,7 @@
 """What a folder of submissions hands in: each submission's file, and the id it is graded under.
 
-A submission is ``DIR/<id>.py`` or ``DIR/<id>/attention.py``, or the same as a notebook
+A submission is ``DIR/<id>.py`` or ``DIR/<id>/<handout>.py`` (the assignment's handout:
+``attention.py`` for the first), or the same as a notebook
 (``.ipynb``); a Python file wins over a notebook of the same name beside it (the ``.py``
 a student exported from their notebook, say).
 
@@ -47,12 +48,16 @@ class _HandedIn:
     path: Path
 
 
-def find_submissions(folder: Path) -> list[SubmissionFile]:
-    """Every submission in ``folder``, sorted by id (see the module docstring)."""
+def find_submissions(folder: Path, handout: str) -> list[SubmissionFile]:
+    """Every submission in ``folder`` of an assignment whose handout is the file ``handout``,
+    sorted by id (see the module docstring)."""
+    stem = Path(handout).stem
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
     with os.scandir(folder) as entries:
-        handed_in = [found for entry in entries for found in _handed_in(folder, entry) if not found.name.startswith(".")]
+        handed_in = [
+            found for entry in entries for found in _handed_in(folder, entry, stem) if not found.name.startswith(".")
+        ]
     python_files = {(found.path.parent, found.name) for found in handed_in if found.path.suffix == SUFFIXES[0]}
     handed_in = [
         found for found in handed_in
@@ -60,7 +65,7 @@ def find_submissions(folder: Path) -> list[SubmissionFile]:
     ]
     if not handed_in:
         raise UsageError(
-            f"no submissions in {folder}: expected {folder}/<id>.py, {folder}/<id>/attention.py "
+            f"no submissions in {folder}: expected {folder}/<id>.py, {folder}/<id>/{stem}.py "
             "or the same as .ipynb notebooks"
         )
     handed_in.sort(key=lambda found: (_readable(found.name), _suffix_rank(found.path), os.fsencode(found.path)))
@@ -76,13 +81,14 @@ def find_submissions(folder: Path) -> list[SubmissionFile]:
     return [found[student] for student in sorted(found)]
 
 
-def _handed_in(folder: Path, entry: os.DirEntry) -> list[_HandedIn]:
-    """What the folder's entry ``entry`` hands in, if anything."""
+def _handed_in(folder: Path, entry: os.DirEntry, handout_stem: str) -> list[_HandedIn]:
+    """What the folder's entry ``entry`` hands in, if anything (``handout_stem``: the
+    handout's name without its suffix)."""
     stem, suffix = os.path.splitext(entry.name)
     if suffix in SUFFIXES:
         return [_HandedIn(stem, folder / entry.name)]
     if entry.is_dir(follow_symlinks=False):
-        inside = [folder / entry.name / f"attention{kind}" for kind in SUFFIXES]
+        inside = [folder / entry.name / f"{handout_stem}{kind}" for kind in SUFFIXES]
         return [_HandedIn(entry.name, path) for path in inside if os.path.lexists(path)]
     if entry.is_symlink() and entry.is_dir():  # a linked folder: reported, never entered
         return [_HandedIn(entry.name, folder / entry.name)]

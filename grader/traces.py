@@ -34,7 +34,8 @@ from pathlib import Path
 
 from grader.examples import Example, encode_frame, read_frame_file, write_atomic_bytes
 from grader.outcomes import SubmissionError, outcome
-from grader.resources import REFERENCE_HEAD, project_file
+from grader import assignments
+from grader.resources import project_file
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -98,7 +99,7 @@ def store_at(folder: Path) -> TraceStore:
     own. One store per folder and process, so a long-lived check process reads each
     trace once."""
     digest = hashlib.sha256()
-    for source in sorted(PACKAGE.rglob("*.py")) + [project_file(REFERENCE_HEAD)]:
+    for source in sorted(PACKAGE.rglob("*.py")) + [project_file(head) for head in assignments.reference_heads()]:
         digest.update(source.read_bytes() + b"\0")
     return TraceStore(folder / digest.hexdigest()[:24])
 

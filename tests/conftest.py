@@ -25,7 +25,8 @@ import pytest
 
 from grader.batch import grade_folder, read_in_full
 from grader.report import Report
-from grader.resources import DEFAULT_RUBRIC, project_file
+from grader import assignments
+from grader.resources import project_file
 from grader.rubric import Rubric, load_rubric
 from grader.sandbox import UNPRIVILEGED, Limits, bubblewrap_works
 
@@ -118,7 +119,7 @@ def isolation() -> str:
 
 @pytest.fixture(scope="session")
 def rubric() -> Rubric:
-    return load_rubric(project_file(DEFAULT_RUBRIC))
+    return load_rubric(project_file(assignments.get().rubric))
 
 
 @pytest.fixture(scope="session")

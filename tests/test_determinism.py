@@ -43,7 +43,7 @@ def test_grades_are_identical_whatever_the_jobs_and_the_cache(tmp_path, monkeypa
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # cold: examples recorded, failures live
     one_job = _grade(folder, tmp_path / "one", 1, isolation)
     two_jobs = _grade(folder, tmp_path / "two", 2, isolation)  # warm: failures walk the traces just kept
-    assert list((tmp_path / "cache").glob("attention-grader/examples/*/public/traces/*/*/*.trace"))
+    assert list((tmp_path / "cache").glob("attention-grader/examples/*/public/attention_head/traces/*/*/*.trace"))
     assert two_jobs == one_job
     scores = {name: json.loads(text)["score"] for name, text in one_job.items() if name.endswith(".json")}
     assert scores["reference_attention.json"] >= 100 and scores["buggy_missing_scale.json"] < 100

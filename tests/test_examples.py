@@ -10,8 +10,9 @@ import pytest
 from conftest import HEADS, REFERENCE, TESTS
 
 SUBMISSIONS = TESTS / "submissions"
-from grader import examples, reference
-from grader.checks import softmax as softmax_checks
+from grader import assignments, examples
+from grader.assignments.attention_head import reference
+from grader.assignments.attention_head.checks import softmax as softmax_checks
 from grader.proxy import answer_of
 from grader.runner import run_checks
 from grader.sandbox import Limits
@@ -27,17 +28,17 @@ def test_replay_and_live_runs_give_identical_results(path: Path, rubric, isolati
     live = run_checks(path.read_bytes(), rubric, limits, replay=False)
     replayed = run_checks(path.read_bytes(), rubric, limits, replay=True)
     assert replayed == live
-    assert list((tmp_path / "attention-grader" / "examples").glob("*/public/softmax.matches_reference.examples"))
+    assert list((tmp_path / "attention-grader" / "examples").glob("*/public/attention_head/softmax.matches_reference.examples"))
 
 
 def test_recordings_round_trip_through_the_cache(tmp_path, monkeypatch):
     tests = {"softmax.axis": softmax_checks.test_axis, "softmax.matches_reference": softmax_checks.test_matches_reference}
-    recorded = examples.recorded_examples(tests, tmp_path)
+    recorded = examples.recorded_examples(tests, tmp_path, assignments.get())
     assert len(recorded["softmax.axis"].examples) == 40
     # Each example's calls as the reference received them: softmax(x, axis=...) for this check.
     assert all(calls and calls[0][0] == "softmax" and "axis" in calls[0][2] for calls in recorded["softmax.axis"].calls)
     monkeypatch.setattr(examples, "_LOADED", {})  # read the files, not this process's memory
-    reloaded = examples.recorded_examples(tests, tmp_path)
+    reloaded = examples.recorded_examples(tests, tmp_path, assignments.get())
     for check_id, recording in recorded.items():
         assert len(reloaded[check_id].examples) == len(recording.examples)
         assert len(reloaded[check_id].calls) == len(recording.calls)
@@ -54,7 +55,7 @@ def test_recordings_round_trip_through_the_cache(tmp_path, monkeypatch):
 
 
 def test_the_recorded_replies_are_what_the_reference_answered():
-    recording = examples.recorded_examples({"softmax.axis": softmax_checks.test_axis}, None)["softmax.axis"]
+    recording = examples.recorded_examples({"softmax.axis": softmax_checks.test_axis}, None, assignments.get())["softmax.axis"]
     for calls, replies in zip(recording.calls, recording.replies):
         assert len(calls) == len(replies) == 1
         (_, args, kwargs, _), reply = calls[0], answer_of(replies[0])
@@ -62,7 +63,7 @@ def test_the_recorded_replies_are_what_the_reference_answered():
 
 
 def test_a_recording_is_sent_ahead_in_growing_batches_of_all_its_calls():
-    recording = examples.recorded_examples({"softmax.axis": softmax_checks.test_axis}, None)["softmax.axis"]
+    recording = examples.recorded_examples({"softmax.axis": softmax_checks.test_axis}, None, assignments.get())["softmax.axis"]
     assert [start for start, _ in recording.batches] == [0, 2, 6, 14, 30]
     sent = [call for _, batch in recording.batches for call in batch.calls]
     assert sent == [call for calls in recording.calls for call in calls]
@@ -80,8 +81,8 @@ def test_a_check_whose_later_batches_would_not_fit_in_a_pipe_sends_one_batch():
 
 def test_a_damaged_cache_file_is_recorded_again(tmp_path, monkeypatch):
     tests = {"softmax.matches_reference": softmax_checks.test_matches_reference}
-    examples.recorded_examples(tests, tmp_path)
+    examples.recorded_examples(tests, tmp_path, assignments.get())
     (cached,) = tmp_path.glob("softmax.matches_reference.examples")
     cached.write_bytes(b"not a recording")
     monkeypatch.setattr(examples, "_LOADED", {})
-    assert len(examples.recorded_examples(tests, tmp_path)["softmax.matches_reference"].examples) == 40
+    assert len(examples.recorded_examples(tests, tmp_path, assignments.get())["softmax.matches_reference"].examples) == 40

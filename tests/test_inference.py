@@ -1,4 +1,4 @@
-"""The inferred diagnoses (grader.diagnoses.inference through grader.diagnoses.diagnose), on heads
+"""The inferred diagnoses (grader.assignments.attention_head.steps through grader.diagnoses.diagnose), on heads
 written here and called in this process: what each step proves, and what it must not claim."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from grader import diagnoses
+from grader.assignments.attention_head import reference
+from grader.assignments.attention_head.mistakes import KNOWN
 
 
 def lesson_head(**replaced) -> SimpleNamespace:
@@ -48,7 +50,7 @@ def told(head: SimpleNamespace) -> tuple[list[str], list[str]]:
         except Exception:
             return diagnoses.Answer(diagnoses.RAISED, args)
 
-    found = diagnoses.diagnose(call)
+    found = diagnoses.diagnose(call, KNOWN)
     return [d["id"] for d in found if d["id"] != "observed"], [d["message"] for d in found if d["id"] == "observed"]
 
 
@@ -82,7 +84,7 @@ def test_softmax_down_the_columns_inside_attention_is_named_with_its_own_message
     def call(probe):
         return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
 
-    (found,) = diagnoses.diagnose(call)
+    (found,) = diagnoses.diagnose(call, KNOWN)
     assert "columns" in found["message"] and "section" in found["message"]
 
 
@@ -101,8 +103,8 @@ def test_a_mistake_symmetric_scores_hide_is_not_called_hardcoding():
 
 
 def test_an_answer_for_the_worked_example_alone_is_called_hardcoding():
-    worked = diagnoses.PROBES["attention"][0].args
-    right = diagnoses.reference.attention(*worked)
+    worked = KNOWN.probes["attention"][0].args
+    right = reference.attention(*worked)
 
     def attention(Q, K, V, mask=None):  # noqa: N803
         if Q.shape == (3, 2):

@@ -22,10 +22,13 @@ from click.testing import CliRunner
 
 from grader.cli import cli
 from grader.report import score_summary
-from grader.resources import REFERENCE_HEAD, project_file
+from grader import assignments
+from grader.resources import project_file
 from grader.rubric import load_rubric
 
 from conftest import HEADS, REFERENCE, ROOT
+
+REFERENCE_HEAD = assignments.get().reference
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 BUGGY = HEADS / "buggy" / "missing_scale.py"

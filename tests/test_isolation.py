@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE
-from grader import sources
+from grader import assignments, sources
 from grader.proxy import Submission
 from grader.sandbox import Limits
 
@@ -27,7 +27,7 @@ def submission_with(tmp_path: Path, body: str, isolation: str) -> Submission:
     path = tmp_path / "attention.py"
     path.write_text(LESSON_HEAD + "\n\n" + body + "\n\n_lesson_softmax = softmax\n\n"
                     "def softmax(x, axis=-1):\n    return probe() if axis == 99 else _lesson_softmax(x, axis)\n")
-    submission = Submission(sources.read(path), Limits(isolation=isolation, call_timeout=10.0))
+    submission = Submission(sources.read(path), assignments.get(), Limits(isolation=isolation, call_timeout=10.0))
     submission.begin_check()
     return submission
 

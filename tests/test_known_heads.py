@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HEADS, REFERENCE, TEMPLATE, expectation, head_id
-from grader.diagnoses import MISTAKES
+from grader.assignments.attention_head.mistakes import MISTAKES
 from grader.rubric import available_check_ids
 
 BUGGY = sorted(HEADS.glob("buggy/*.py"))

@@ -135,7 +135,7 @@ def test_a_folder_mixes_notebooks_and_python_files(tmp_path):
     for layout in ("ada.ipynb", "bob/attention.ipynb", "cy.py", "cy.ipynb", "dee/attention.py", "dee/attention.ipynb"):
         (tmp_path / layout).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(NOTEBOOKS / "nbformat3.ipynb" if layout.endswith(".ipynb") else REFERENCE, tmp_path / layout)
-    found = {submission.student: submission.path.relative_to(tmp_path).as_posix() for submission in find_submissions(tmp_path)}
+    found = {submission.student: submission.path.relative_to(tmp_path).as_posix() for submission in find_submissions(tmp_path, "attention.py")}
     # A Python file beside a notebook of the same id is the one graded.
     assert found == {"ada": "ada.ipynb", "bob": "bob/attention.ipynb", "cy": "cy.py", "dee": "dee/attention.py"}
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import HEADS, REFERENCE, TEMPLATE
-from grader import sources
+from grader import assignments, sources
 from grader.examples import Recording, ReferenceSubmission
 from grader.outcomes import (
     CallRaised,
@@ -32,7 +32,7 @@ def open_submission():
     opened = []
 
     def start(path: Path, limits: Limits = FAST) -> Submission:
-        submission = Submission(sources.read(path), limits)
+        submission = Submission(sources.read(path), assignments.get(), limits)
         submission.begin_check()
         opened.append(submission)
         return submission
@@ -205,7 +205,7 @@ EXAMPLES = [[("attention", [X, X, X], {})], [("softmax", [X], {"axis": 0}), ("ca
 
 def _recorded(examples: list) -> Recording:
     """``examples`` (each a list of calls) as a recording keeps them: the reference's replies as frames."""
-    stand_in = ReferenceSubmission()
+    stand_in = ReferenceSubmission(assignments.get())
     for calls in examples:
         stand_in.begin_example({})
         for function, args, kwargs in calls:

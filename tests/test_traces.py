@@ -31,7 +31,7 @@ def _grade(path: Path, rubric, isolation: str, *, replay: bool = True):
 def test_walking_a_trace_gives_the_live_result(cache, rubric, isolation):
     live = _grade(MISSING_SCALE, rubric, isolation, replay=False)
     recorded = _grade(MISSING_SCALE, rubric, isolation)  # runs failures live, keeps their traces
-    assert len(list(cache.glob("*/public/traces/*/*/*.trace"))) >= 5
+    assert len(list(cache.glob("*/public/attention_head/traces/*/*/*.trace"))) >= 5
     walked = _grade(MISSING_SCALE, rubric, isolation)
     assert recorded == live
     assert walked == live
@@ -42,7 +42,7 @@ def test_leaving_a_trace_midway_gives_the_live_result(path, cache, rubric, isola
     # Traces of one mistake, then a head that follows them for a while and leaves them:
     # the calls made while following are served again, never sent twice to the worker.
     without_traces = _grade(path, rubric, isolation)
-    for trace in cache.glob("*/public/traces/*/*/*.trace"):
+    for trace in cache.glob("*/public/attention_head/traces/*/*/*.trace"):
         trace.unlink()
     _grade(MISSING_SCALE, rubric, isolation)
     assert _grade(path, rubric, isolation) == without_traces
@@ -50,7 +50,7 @@ def test_leaving_a_trace_midway_gives_the_live_result(path, cache, rubric, isola
 
 def test_a_matching_trace_is_walked_instead_of_running_hypothesis(cache, rubric, isolation):
     live = {result.id: result for result in _grade(MISSING_SCALE, rubric, isolation).results}
-    (trace,) = cache.glob("*/public/traces/*/attention.matches_reference/*.trace")
+    (trace,) = cache.glob("*/public/attention_head/traces/*/attention.matches_reference/*.trace")
     fields = read_frame_file(trace)
     # Plant an earlier, larger failing example as the run's last one: only a walk reports it.
     steps = fields["steps"]

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from conftest import REFERENCE
-from grader import sources
+from grader import assignments, sources
 from grader.sandbox import workers
 from grader.proxy import Submission
 from grader.sandbox import Limits
 
 ZYGOTE_SCRIPT = Path(workers.__file__).with_name("zygote.py")
 BUBBLEWRAP = Limits(isolation="bubblewrap")
+FUNCTIONS = workers.Interface("attention", assignments.get().function_names)
 
 
 def test_the_zygote_refuses_to_run_outside_a_sandbox_of_its_own():
@@ -46,11 +47,11 @@ def _ready(worker: workers.ForkedWorker) -> dict:
 def test_a_zygote_that_died_is_replaced_at_the_next_spawn():
     zygote = workers.Zygote()
     try:
-        worker = zygote.spawn(REFERENCE.read_bytes(), BUBBLEWRAP)
+        worker = zygote.spawn(REFERENCE.read_bytes(), BUBBLEWRAP, FUNCTIONS)
         assert _ready(worker)["status"] == "ready"
         worker.kill()
         os.killpg(zygote._process.pid, signal.SIGKILL)  # as a crash of the whole sandbox would
-        worker = zygote.spawn(REFERENCE.read_bytes(), BUBBLEWRAP)
+        worker = zygote.spawn(REFERENCE.read_bytes(), BUBBLEWRAP, FUNCTIONS)
         assert zygote.generation == 2 and _ready(worker)["status"] == "ready"
         worker.kill()
     finally:
@@ -62,7 +63,7 @@ def test_a_zygote_that_died_is_replaced_at_the_next_spawn():
 def test_a_forked_worker_reports_how_it_ended(tmp_path):
     head = tmp_path / "attention.py"
     head.write_text(REFERENCE.read_text() + "\n\ndef softmax(x, axis=-1):\n    import os\n    os._exit(3)\n")
-    submission = Submission(sources.read(head), BUBBLEWRAP)
+    submission = Submission(sources.read(head), assignments.get(), BUBBLEWRAP)
     try:
         with pytest.raises(Exception, match="it exited with status 3"):
             submission.softmax(np.zeros(2))

@@ -1,36 +1,36 @@
 """Named mistakes: which known mistake a failing head's answers match, in a student's words.
 
-Each mistake is described by what it does: most by a *variant* of the reference head
-that makes exactly that mistake (some have several common spellings, such as dividing
-by sqrt(d_v) or by sqrt(n) for the wrong dimension), a few by a property of the answers
-(the inputs changed after the call). After the checks, a head that failed one is
-called on a few fixed probe inputs per function; a mistake is diagnosed when the head's
-answers match the variant's on every probe of that function and the variant differs
-from the reference on at least one of them. So a correct head, which matches the
-reference, is never diagnosed, and a function with two mistakes at once matches
-neither variant and gets no diagnosis: one is given only when the behaviour really
-matches.
+An assignment describes its known mistakes (:class:`Mistakes`) by what they do: most by
+a *variant* of the reference that makes exactly that mistake (some have several common
+spellings), a few by a property of the answers (:attr:`Mistake.shows_in`). After the
+checks, a head that failed one is called on a few fixed probe inputs per function; a
+mistake is diagnosed when the head's answers match the variant's on every probe of that
+function and the variant differs from the reference on at least one of them. So a
+correct head, which matches the reference, is never diagnosed, and a function with two
+mistakes at once matches neither variant and gets no diagnosis: one is given only when
+the behaviour really matches.
 
-Where no variant matches a function, :mod:`grader.diagnoses.inference` works out from the same
-answers what the function computes step by step, and names each step that differs from
-the lesson (several at once, whatever code does them), or says what the probes showed
-(an ``observed`` entry) when no combination of known steps explains every answer.
+Where no variant matches a function, the assignment's inference (see
+:mod:`grader.diagnoses.inference`) may work out from the same answers what the function
+computes step by step, name each step that differs from the lesson, or say what the
+probes showed (an ``observed`` entry) when no combination of known steps explains every
+answer.
 
-To add a mistake: write its variant below and add a :class:`Mistake` to ``MISTAKES``
-(and, if it is a step, its way of doing the step in grader.diagnoses.inference); then add a head
-with that mistake to ``tests/heads/buggy/`` with a ``# diagnosis:`` line.
+To add a mistake to an assignment: write its variant in the assignment's ``mistakes.py``
+and add a :class:`Mistake` to its list; then add a head with that mistake to the
+assignment's test heads with a ``# diagnosis:`` line.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from grader import reference
+from grader.assignments import Assignment
 from grader.diagnoses import inference
 from grader.report import OBSERVED
 
@@ -54,140 +54,6 @@ class Answer:
     args_after: tuple[Any, ...] = ()
 
 
-def _matrix(seed: int, rows: int, cols: int, scale: float = 1.0) -> np.ndarray:
-    # Fixed, one-decimal values: probes must be the same on every machine and readable.
-    return np.round(np.random.default_rng(seed).normal(size=(rows, cols)), 1) * scale
-
-
-WORKED_QK = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-WORKED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
-SQUARE = (_matrix(1, 3, 3), _matrix(2, 3, 3), _matrix(3, 3, 3))
-CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
-# Row 0 fully masked (its weights are nan), the others an arbitrary pattern.
-PATTERN_3 = np.array([[False, False, False], [True, False, True], [False, True, True]])
-# Close to the worked example and still with Q = K: a head that computes anything from its
-# input answers it nearly as it answers the example; a hardcoded one does not.
-NEAR_WORKED_QK = WORKED_QK * 1.25
-# Sizes that tell the candidate divisors apart: d_k 9, d_v 3, 2 queries, 4 keys.
-DISTINCT_SIZES = (_matrix(21, 2, 9), _matrix(22, 4, 9), _matrix(23, 4, 3))
-
-PROBES: dict[str, list[Probe]] = {
-    "softmax": [
-        Probe("softmax", (_matrix(4, 3, 4, 2.0),)),
-        Probe("softmax", (_matrix(5, 3, 3, 2.0),)),
-        Probe("softmax", (_matrix(6, 2, 3, 2.0),), {"axis": 0}),
-        Probe("softmax", (np.round(np.random.default_rng(7).normal(size=(2, 3, 4)), 1),), {"axis": 1}),
-        Probe("softmax", (np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -999.0], [1000.0, 0.0, -1000.0]]),)),
-        Probe("softmax", (np.array([[1000.0, 999.9, 999.8], [0.001, 0.002, 0.0]]),)),
-    ],
-    "attention": [
-        Probe("attention", (WORKED_QK, WORKED_QK, WORKED_V)),
-        Probe("attention", (_matrix(8, 2, 4), _matrix(9, 3, 4), _matrix(10, 3, 5))),
-        Probe("attention", SQUARE),
-        Probe("attention", (*SQUARE, CAUSAL_3)),
-        Probe("attention", (*SQUARE, PATTERN_3)),
-        Probe("attention", (_matrix(11, 2, 4, 30.0), _matrix(12, 3, 4, 30.0), _matrix(13, 3, 2))),
-        Probe("attention", (NEAR_WORKED_QK, NEAR_WORKED_QK, WORKED_V)),
-        Probe("attention", DISTINCT_SIZES),
-        Probe("attention", (_matrix(8, 2, 4), _matrix(9, 3, 4), _matrix(10, 3, 5))),  # the second, again
-    ],
-    "self_attention": [
-        Probe("self_attention", (_matrix(14, 3, 2), _matrix(15, 2, 3), _matrix(16, 2, 3), _matrix(17, 2, 4))),
-        Probe("self_attention", (_matrix(14, 3, 2), _matrix(15, 2, 3), _matrix(16, 2, 3), _matrix(17, 2, 4), CAUSAL_3)),
-        # d_k = d_v: every assignment of the projections to Q, K and V runs, so each shows.
-        Probe("self_attention", (_matrix(14, 3, 2), _matrix(15, 2, 3), _matrix(16, 2, 3), _matrix(24, 2, 3), CAUSAL_3)),
-    ],
-    "causal_mask": [Probe("causal_mask", (n,)) for n in (1, 2, 4)],
-}
-
-
-# Calls whose attention weights the HTML report draws, the submission's beside the reference's.
-PICTURES: dict[str, Probe] = {
-    "worked_example": Probe("attention", (WORKED_QK, WORKED_QK, WORKED_V)),
-    "causal": Probe("attention", (_matrix(18, 4, 3), _matrix(19, 4, 3), _matrix(20, 4, 2), np.tril(np.ones((4, 4), dtype=bool)))),
-}
-MAX_PICTURE_SIDE = 8
-
-
-def weights(answer: Answer) -> list[list[float | None]] | None:
-    """A from an attention answer ``(out, A)`` as rows of numbers (None for nan or inf), or
-    None when the answer holds no small 2-D A."""
-    value = answer.value
-    if not isinstance(value, tuple) or len(value) != 2:
-        return None
-    try:
-        A = np.asarray(value[1], dtype=float)
-    except (TypeError, ValueError):
-        return None
-    if A.ndim != 2 or max(A.shape) > MAX_PICTURE_SIDE:
-        return None
-    return [[round(float(v), 4) if np.isfinite(v) else None for v in row] for row in A]
-
-
-@functools.cache
-def reference_weights(name: str) -> list[list[float | None]] | None:
-    return weights(_run(REFERENCE_HEAD["attention"], PICTURES[name]))
-
-
-# -- variants of the reference head, one mistake each ------------------------------------
-
-
-def _softmax_with(shift: Callable[[np.ndarray, int], Any], total: Callable[[np.ndarray, int], Any]) -> Callable:
-    def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-        e = np.exp(x - shift(x, axis))
-        return e / total(e, axis)
-
-    return softmax
-
-
-def _row_max(x: np.ndarray, axis: int) -> np.ndarray:
-    return x.max(axis=axis, keepdims=True)
-
-
-def _row_sum(e: np.ndarray, axis: int) -> np.ndarray:
-    return e.sum(axis=axis, keepdims=True)
-
-
-def _attention_with(
-    *,
-    scale: Callable[[np.ndarray, np.ndarray, np.ndarray], float] = lambda Q, K, V: np.sqrt(Q.shape[-1]),
-    scores: Callable[[np.ndarray, np.ndarray], np.ndarray] = lambda Q, K: Q @ np.swapaxes(K, -1, -2),
-    divide: Callable[[np.ndarray, float], np.ndarray] = lambda s, c: s / c,
-    masked: Callable[[np.ndarray, np.ndarray], np.ndarray] = lambda s, m: np.where(m, s, -np.inf),
-    after_softmax: Callable[[np.ndarray, np.ndarray | None], np.ndarray] = lambda A, m: A,
-    default_mask: Callable[[np.ndarray], np.ndarray | None] = lambda s: None,
-    combine: Callable[[np.ndarray, np.ndarray], np.ndarray] = lambda A, V: A @ V,
-    returns: Callable[[np.ndarray, np.ndarray], Any] = lambda out, A: (out, A),
-) -> Callable:
-    """The reference attention with one step replaced."""
-
-    def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> Any:
-        s = divide(scores(Q, K), scale(Q, K, V))
-        mask = default_mask(s) if mask is None else mask
-        if mask is not None:
-            s = masked(s, mask)
-        A = after_softmax(reference.softmax(s, axis=-1), mask)
-        return returns(combine(A, V), A)
-
-    return attention
-
-
-def _self_attention_with(project: Callable, attention: Callable = reference.attention) -> Callable:
-    def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803 - the lesson's names
-        Q, K, V = project(X, Wq, Wk, Wv)
-        return attention(Q, K, V, mask)
-
-    return self_attention
-
-
-def _rounded(decimals: int) -> Callable:
-    return _attention_with(after_softmax=lambda A, m: np.round(A, decimals))
-
-
-def _filled(value: float) -> Callable:
-    return _attention_with(masked=lambda s, m: np.where(m, s, value))
-
-
 @dataclass(frozen=True)
 class Mistake:
     """A known mistake: its id, what to tell the student, the function it shows in, and
@@ -202,306 +68,64 @@ class Mistake:
     builds_on: tuple[str, ...] = ()
 
 
-def _changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
-    return any(
-        answer.args_after and not all(_same(after, before) for after, before in zip(answer.args_after, probe.args))
-        for probe, answer in zip(probes, answers)
-    )
+# What an assignment's inference of one function returns, from the head's answers to its probes.
+Inferred = Callable[[list[Any]], inference.Finding]
 
 
-def _only_the_worked_example(probes: list[Probe], answers: list[Answer], expected: list[Answer]) -> bool:
-    """Right (to the lesson's 4 decimals) on the worked example, wrong on every other
-    probe, and proven not to follow its input: on a symmetric input close to the example
-    (which hides a mistake that only symmetric scores hide), it answers as it answered the
-    example, or far from the lesson's answer."""
-    pairs = list(zip(answers, expected))
-    (worked, want_worked), (near, want_near) = pairs[0], pairs[NEAR_WORKED]
-    if not _same(worked.value, want_worked.value, atol=1e-2):
-        return False
-    if any(_same(got.value, want.value) for got, want in pairs[1:]):
-        return False
-    ignores_input = _same(near.value, worked.value, atol=1e-9)
-    return ignores_input or not _same(near.value, want_near.value, atol=5e-2)
+@dataclass(frozen=True, eq=False)
+class Mistakes:
+    """An assignment's known mistakes: the probes of each function, the reference that
+    answers them, the mistakes in the order they are told, and optionally an inference of
+    each function with the functions it builds on (which must be right for it to run)."""
+
+    probes: Mapping[str, list[Probe]]
+    reference: Mapping[str, Callable]
+    mistakes: tuple[Mistake, ...]
+    inferred: Mapping[str, tuple[Inferred, tuple[str, ...]]] = field(default_factory=dict)
+    # Messages for a mistake reached by inference another way than its variants'.
+    inferred_messages: Mapping[str, str] = field(default_factory=dict)
+    # A function's mistakes that the inference of the functions built on it models: those
+    # may still be read when it has one of these and nothing else.
+    modelled_downstream: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    @functools.cached_property
+    def by_id(self) -> dict[str, Mistake]:
+        return {mistake.id: mistake for mistake in self.mistakes}
 
 
-def _answers_differ_on_repeat(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
-    """The same call, made twice, answered differently (bit for bit)."""
-    first, again = answers[REPEATED], answers[-1]
-    return not _identical(first.value, again.value)
+MAX_PICTURE_SIDE = 8
 
 
-def _identical(a: Any, b: Any) -> bool:
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
+def fixed_matrix(seed: int, rows: int, cols: int, scale: float = 1.0) -> np.ndarray:
+    """A probe's matrix: fixed, one-decimal values, the same on every machine and readable."""
+    return np.round(np.random.default_rng(seed).normal(size=(rows, cols)), 1) * scale
+
+
+def weights(answer: Answer, index: tuple[int, ...] = ()) -> list[list[float | None]] | None:
+    """A from an answer ``(out, A)`` (``A[index]``) as rows of numbers (None for nan or inf),
+    or None when the answer holds no small 2-D A there."""
+    value = answer.value
+    if not isinstance(value, tuple) or len(value) != 2:
+        return None
     try:
-        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
-    except (TypeError, ValueError):
-        return False
+        A = np.asarray(value[1], dtype=float)
+        A = A[index] if index else A
+    except (TypeError, ValueError, IndexError):
+        return None
+    if A.ndim != 2 or max(A.shape) > MAX_PICTURE_SIDE:
+        return None
+    return [[round(float(v), 4) if np.isfinite(v) else None for v in row] for row in A]
 
 
-# Where the probes above sit in PROBES["attention"].
-NEAR_WORKED, REPEATED = 6, 1
+@functools.cache
+def reference_weights(assignment: Assignment, name: str) -> list[list[float | None]] | None:
+    picture = assignment.pictures[name]
+    head = assignment.reference_functions[picture.function]
+    return weights(run(head, Probe(picture.function, picture.args)), picture.weights_index)
 
 
-MISTAKES: tuple[Mistake, ...] = (
-    Mistake(
-        "softmax_wrong_axis",
-        "softmax normalises along axis 0 (down the columns) when no axis is given, so the rows of A "
-        "do not sum to 1. The lesson's softmax takes axis=-1 by default: each row, one query, is a "
-        "distribution (section 1, 'softmax along the last axis').",
-        "softmax",
-        (lambda x, axis=0: reference.softmax(x, axis=axis),),
-    ),
-    Mistake(
-        "softmax_ignores_axis",
-        "softmax ignores its axis argument and always normalises the last axis. Use the axis it is "
-        "given in both the max and the sum (section 2: x.max(axis=axis, ...), e.sum(axis=axis, ...)).",
-        "softmax",
-        (lambda x, axis=-1: reference.softmax(x, axis=-1),),
-    ),
-    Mistake(
-        "softmax_no_max_shift",
-        "softmax does not subtract each row's maximum before exp (or subtracts the minimum), so "
-        "logits around 1000 overflow to inf and the row becomes nan. Subtracting the row max changes "
-        "nothing mathematically and keeps every exp at most 1 (section 2, first note).",
-        "softmax",
-        (
-            _softmax_with(lambda x, axis: 0.0, _row_sum),
-            _softmax_with(lambda x, axis: x.min(axis=axis, keepdims=True), _row_sum),
-        ),
-    ),
-    Mistake(
-        "softmax_global_max",
-        "softmax subtracts one maximum for the whole array instead of each row's own, so a row of "
-        "small logits next to a row of large ones underflows to 0/0 = nan. Take the max along the "
-        "axis with keepdims=True (section 2: x.max(axis=axis, keepdims=True)).",
-        "softmax",
-        (_softmax_with(lambda x, axis: x.max(), _row_sum),),
-    ),
-    Mistake(
-        "softmax_global_normalization",
-        "softmax divides by the sum of the whole array, so only the grand total is 1, not each row. "
-        "Sum along the axis with keepdims=True (section 2: e.sum(axis=axis, keepdims=True)).",
-        "softmax",
-        (_softmax_with(_row_max, lambda e, axis: e.sum()),),
-    ),
-    Mistake(
-        "softmax_no_keepdims",
-        "softmax takes the max or the sum without keepdims=True, so the (n,) result broadcasts "
-        "against the columns instead of the rows: it raises for non-square inputs and is wrong for "
-        "square ones. Keep the reduced axis (section 2: keepdims=True in both places).",
-        "softmax",
-        (
-            _softmax_with(lambda x, axis: x.max(axis=axis), lambda e, axis: e.sum(axis=axis)),
-            _softmax_with(lambda x, axis: x.max(axis=axis), _row_sum),
-            _softmax_with(_row_max, lambda e, axis: e.sum(axis=axis)),
-        ),
-    ),
-    Mistake(
-        "softmax_normalizes_by_max",
-        "softmax divides by the largest exponential instead of their sum, so rows do not sum to 1. "
-        "Divide by the sum (section 2: e / e.sum(axis=axis, keepdims=True)).",
-        "softmax",
-        (_softmax_with(_row_max, lambda e, axis: e.max(axis=axis, keepdims=True)),),
-    ),
-    Mistake(
-        "missing_scale",
-        "attention never divides the scores by sqrt(d_k), so with large d_k the weights become "
-        "nearly one-hot. The formula is softmax(Q K^T / sqrt(d_k)) V (section 1, 'Why divide by sqrt(d_k)?').",
-        "attention",
-        (_attention_with(scale=lambda Q, K, V: 1.0),),
-    ),
-    Mistake(
-        "scale_by_dk",
-        "attention divides the scores by d_k instead of sqrt(d_k). The dot product of d_k unit-variance "
-        "terms has standard deviation sqrt(d_k), so that is what brings it back to O(1) "
-        "(section 1, 'Why divide by sqrt(d_k)?').",
-        "attention",
-        (_attention_with(scale=lambda Q, K, V: Q.shape[-1]),),
-    ),
-    Mistake(
-        "scale_precedence",
-        "attention divides by d_k ** 1/2, which Python reads as (d_k ** 1) / 2 = d_k / 2, not the "
-        "square root. Write np.sqrt(d_k) or d_k ** 0.5 (section 2: / np.sqrt(d_k)).",
-        "attention",
-        (_attention_with(scale=lambda Q, K, V: Q.shape[-1] / 2),),
-    ),
-    Mistake(
-        "scale_wrong_dim",
-        "attention scales by the square root of the wrong size (d_v or a number of tokens) instead "
-        "of d_k = Q.shape[-1], the length of the vectors in each dot product (section 2: "
-        "d_k = Q.shape[-1]).",
-        "attention",
-        (
-            _attention_with(scale=lambda Q, K, V: np.sqrt(V.shape[-1])),
-            _attention_with(scale=lambda Q, K, V: np.sqrt(K.shape[0])),
-            _attention_with(scale=lambda Q, K, V: np.sqrt(Q.shape[0])),
-        ),
-    ),
-    Mistake(
-        "keys_not_transposed",
-        "attention multiplies Q @ K without transposing K: that raises unless d_k equals the number "
-        "of keys, and is wrong even then. The scores are every query against every key, Q @ K.T, "
-        "shape (n_q, n_k) (section 1, the shapes table).",
-        "attention",
-        (_attention_with(scores=lambda Q, K: Q @ K),),
-    ),
-    Mistake(
-        "weights_transposed",
-        "attention returns A.T @ V instead of A @ V: row i of the output must average the value rows "
-        "with query i's weights, row i of A (section 1: AV is (n, d_v)).",
-        "attention",
-        (_attention_with(combine=lambda A, V: A.T @ V),),
-    ),
-    Mistake(
-        "mask_after_softmax",
-        "attention applies the mask after softmax, zeroing weights without renormalising, so masked "
-        "rows sum to less than 1. Mask the scores with -inf before softmax; softmax then renormalises "
-        "over what survives (section 4, 'The masking happens to the logits, before the normalization').",
-        "attention",
-        (_attention_with(masked=lambda s, m: s, after_softmax=lambda A, m: A if m is None else np.where(m, A, 0.0)),),
-    ),
-    Mistake(
-        "mask_zero_fill",
-        "attention sets masked scores to 0 instead of -inf, and exp(0) = 1 is not zero weight: masked "
-        "tokens still leak in. Use -np.inf, whose exp is exactly 0 (section 2, second note).",
-        "attention",
-        (_filled(0.0),),
-    ),
-    Mistake(
-        "mask_inverted",
-        "attention blocks the positions where the mask is True and keeps the False ones: the "
-        "convention is the opposite, mask == False means weight 0 (section 2: "
-        "np.where(mask, scores, -np.inf)).",
-        "attention",
-        (_attention_with(masked=lambda s, m: np.where(m, -np.inf, s)),),
-    ),
-    Mistake(
-        "mask_ignored",
-        "attention accepts a mask but never applies it, so a causal mask does not stop tokens from "
-        "seeing the future (section 2: if mask is not None: scores = np.where(mask, scores, -np.inf)).",
-        "attention",
-        (_attention_with(masked=lambda s, m: s),),
-    ),
-    Mistake(
-        "mask_large_negative",
-        "attention fills masked scores with a large negative number instead of -inf: a fully masked "
-        "row then becomes uniform weights instead of nan, hiding a broken mask (section 2, second "
-        "note: 'A fully masked row yields nan; that's your signal you built the mask wrong').",
-        "attention",
-        tuple(_filled(value) for value in (-1e9, -1e10, -1e12, -1e30, np.finfo(np.float64).min)),
-    ),
-    Mistake(
-        "default_causal",
-        "attention applies a causal mask when no mask is given; mask=None means every query sees every "
-        "key (section 2: the mask is applied only 'if mask is not None').",
-        "attention",
-        (_attention_with(default_mask=lambda s: np.tril(np.ones(s.shape, dtype=bool))),),
-    ),
-    Mistake(
-        "returns_swapped",
-        "attention returns (A, out); the lesson's attention returns the pair (out, A), output first "
-        "(section 2: return A @ V, A).",
-        "attention",
-        (_attention_with(returns=lambda out, A: (A, out)),),
-    ),
-    Mistake(
-        "weights_not_returned",
-        "attention returns only the output; it must return the pair (out, A), so the weights can be "
-        "inspected (section 2: return A @ V, A).",
-        "attention",
-        (_attention_with(returns=lambda out, A: out),),
-    ),
-    Mistake(
-        "rounds_weights",
-        "attention rounds the weights, so they are off by up to half a unit in the last kept decimal "
-        "and rows no longer sum exactly to 1. Round only when printing (section 3: np.round is for "
-        "display).",
-        "attention",
-        tuple(_rounded(decimals) for decimals in (1, 2, 3, 4, 5)),
-    ),
-    Mistake(
-        "floor_division",
-        "attention scales the scores with floor division (//), which rounds every score down to a "
-        "whole number. Use true division / (section 2: / np.sqrt(d_k)).",
-        "attention",
-        (_attention_with(divide=lambda s, c: s // c),),
-    ),
-    Mistake(
-        "mutates_inputs",
-        "attention changes the arrays it is given (an in-place operation such as Q /= ... on an "
-        "argument), so the caller's Q, K or V are different after the call. Compute new arrays "
-        "instead, as the lesson's (Q @ K.T) / np.sqrt(d_k) does (section 2).",
-        "attention",
-        shows_in=_changes_its_inputs,
-    ),
-    Mistake(
-        "hardcoded_example",
-        "attention gives the right answer for the lesson's worked example and wrong answers for other "
-        "inputs: it looks written for that one example. 'One hardcoded example proves little' "
-        "(section 4): implement the formula for any Q, K, V.",
-        "attention",
-        shows_in=_only_the_worked_example,
-    ),
-    Mistake(
-        "nondeterministic",
-        "attention gives different answers to the very same call made twice: something in it is not "
-        "computed from the inputs, such as an array from np.empty or np.empty_like that is read before "
-        "every entry is written (it holds whatever memory was there), or randomness. Build results "
-        "from the inputs alone, e.g. with np.zeros or from the formula directly (section 2).",
-        "attention",
-        shows_in=_answers_differ_on_repeat,
-    ),
-    Mistake(
-        "causal_mask_upper",
-        "causal_mask keeps the upper triangle (np.triu), letting each token see the future instead of "
-        "the past. Token i may see j <= i: np.tril (section 2).",
-        "causal_mask",
-        (lambda n: np.triu(np.ones((n, n), dtype=bool)),),
-    ),
-    Mistake(
-        "causal_mask_strict",
-        "causal_mask leaves out the diagonal (np.tril(..., k=-1)), so no token may attend to itself "
-        "and the first token's row is fully masked. Token i may see j <= i, itself included (section 2).",
-        "causal_mask",
-        (lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),),
-    ),
-    Mistake(
-        "causal_mask_not_bool",
-        "causal_mask returns numbers (0 and 1) instead of booleans; np.where(mask, ...) would treat "
-        "any nonzero as True, but a mask is a bool array (section 2: dtype=bool).",
-        "causal_mask",
-        (lambda n: np.tril(np.ones((n, n))), lambda n: np.tril(np.ones((n, n), dtype=int))),
-    ),
-    Mistake(
-        "self_attention_swapped_projections",
-        "self_attention makes the queries with Wk and the keys with Wq. Q = X Wq is what each token "
-        "looks for, K = X Wk what it offers (section 1, the shapes table).",
-        "self_attention",
-        (_self_attention_with(lambda X, Wq, Wk, Wv: (X @ Wk, X @ Wq, X @ Wv)),),
-        builds_on=("attention",),
-    ),
-    Mistake(
-        "self_attention_drops_mask",
-        "self_attention does not pass its mask on to attention, so a causal mask has no effect "
-        "(section 2: return attention(X @ Wq, X @ Wk, X @ Wv, mask)).",
-        "self_attention",
-        (lambda X, Wq, Wk, Wv, mask=None: reference.attention(X @ Wq, X @ Wk, X @ Wv),),  # noqa: N803
-        builds_on=("attention",),
-    ),
-)
-
-REFERENCE_HEAD: dict[str, Callable] = {
-    "softmax": reference.softmax,
-    "attention": reference.attention,
-    "self_attention": lambda X, Wq, Wk, Wv, mask=None: reference.attention(X @ Wq, X @ Wk, X @ Wv, mask),  # noqa: N803
-    "causal_mask": reference.causal_mask,
-}
-
-
-def _run(function: Callable, probe: Probe) -> Answer:
+def run(function: Callable, probe: Probe) -> Answer:
+    """What ``function`` (the reference or a variant) answers to ``probe``, in this process."""
     args = tuple(np.copy(arg) if isinstance(arg, np.ndarray) else arg for arg in probe.args)
     try:
         with np.errstate(all="ignore"):
@@ -510,7 +134,7 @@ def _run(function: Callable, probe: Probe) -> Answer:
         return Answer(RAISED)
 
 
-def _same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
+def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
     """Equal answers: both raised, or the same structure of arrays with the same kind
     (bool or number) and shape, equal within tolerance, nan where nan."""
     if isinstance(got, str) or isinstance(expected, str):
@@ -518,7 +142,7 @@ def _same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
     if isinstance(got, tuple) or isinstance(expected, tuple):
         return (
             isinstance(got, tuple) and isinstance(expected, tuple) and len(got) == len(expected)
-            and all(_same(a, b, atol) for a, b in zip(got, expected))
+            and all(same(a, b, atol) for a, b in zip(got, expected))
         )
     try:
         got, expected = np.asarray(got), np.asarray(expected)
@@ -533,134 +157,91 @@ def _same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
         return bool(np.allclose(got.astype(float), expected.astype(float), rtol=1e-4, atol=atol, equal_nan=True))
 
 
-def diagnose(call: Callable[[Probe], Answer]) -> list[dict[str, str]]:
+def identical(a: Any, b: Any) -> bool:
+    """The same answer bit for bit (nan where nan)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
+    """A :attr:`Mistake.shows_in` test: some call left an argument changed."""
+    return any(
+        answer.args_after and not all(same(after, before) for after, before in zip(answer.args_after, probe.args))
+        for probe, answer in zip(probes, answers)
+    )
+
+
+def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str, str]]:
     """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``,
     then what the probes showed of a wrong function no mistake explains (``"id": "observed"``).
 
     ``call`` answers one probe; it raises to stop the diagnosis (a worker that timed out
     or crashed), which then names no mistake.
     """
-    answers = {function: [call(probe) for probe in probes] for function, probes in PROBES.items()}
-    expected = {function: list(_answers(REFERENCE_HEAD[function], function)) for function in PROBES}
+    answers = {function: [call(probe) for probe in probes] for function, probes in known.probes.items()}
+    expected = {function: list(_answers(known, known.reference[function], function)) for function in known.probes}
     correct = {
-        function: all(_same(a.value, b.value) for a, b in zip(answers[function], expected[function]))
-        for function in PROBES
+        function: all(same(a.value, b.value) for a, b in zip(answers[function], expected[function]))
+        for function in known.probes
     }
     found = []
-    for mistake in MISTAKES:
+    for mistake in known.mistakes:
         if not all(correct[function] for function in mistake.builds_on):
             continue
-        probes, got, expected_here = PROBES[mistake.function], answers[mistake.function], expected[mistake.function]
+        probes, got, expected_here = known.probes[mistake.function], answers[mistake.function], expected[mistake.function]
         if mistake.shows_in is not None:
             matched = mistake.shows_in(probes, got, expected_here)
         else:
-            matched = any(_shows_variant(variant, mistake.function, got) for variant in mistake.variants)
+            matched = any(_shows_variant(known, variant, mistake.function, got) for variant in mistake.variants)
         if matched:
             found.append({"id": mistake.id, "message": mistake.message})
-    named = {BY_ID[entry["id"]].function for entry in found}
-    for function in INFERRED:
-        if correct[function] or function in named or not all(_usable(f, correct, found) for f in INFERRED[function][1]):
+    named = {known.by_id[entry["id"]].function for entry in found}
+    for function, (infer, builds_on) in known.inferred.items():
+        if correct[function] or function in named or not all(_usable(known, f, correct, found) for f in builds_on):
             continue
-        finding = INFERRED[function][0]([answer.value for answer in answers[function]])
-        known = {entry["id"] for entry in found}
+        finding = infer([answer.value for answer in answers[function]])
+        seen = {entry["id"] for entry in found}
         for step in finding.steps:
-            if step.mistake not in known:
-                known.add(step.mistake)
-                found.append({"id": step.mistake, "message": _message(step)})
+            if step.mistake not in seen:
+                seen.add(step.mistake)
+                found.append({"id": step.mistake, "message": _message(known, step)})
         found += [{"id": OBSERVED, "message": sentence} for sentence in finding.observed]
     return found
 
 
-def _usable(function: str, correct: dict[str, bool], found: list[dict[str, str]]) -> bool:
+def _usable(known: Mistakes, function: str, correct: dict[str, bool], found: list[dict[str, str]]) -> bool:
     """Whether ``function`` is right, or wrong only in steps the functions built on it model."""
     if correct[function]:
         return True
-    ids = {entry["id"] for entry in found if entry["id"] in BY_ID and BY_ID[entry["id"]].function == function}
-    return function == "softmax" and bool(ids) and ids <= COVERED_BY_ATTENTION
+    ids = {entry["id"] for entry in found if entry["id"] in known.by_id and known.by_id[entry["id"]].function == function}
+    return bool(ids) and ids <= known.modelled_downstream.get(function, frozenset())
 
 
-def _message(step: inference.Step) -> str:
+def _message(known: Mistakes, step: inference.Step) -> str:
     if step.message is None:
-        return BY_ID[step.mistake].message
-    return INFERRED_MESSAGES[step.message].format(words=step.words)
-
-
-# Messages for a known mistake reached another way than its variants' (see grader.diagnoses.inference).
-INFERRED_MESSAGES = {
-    "attention_softmax_axis": (
-        "attention takes softmax down the columns of the scores (axis 0), so each column of A sums to 1 "
-        "instead of each row. Each row, one query, is a distribution over the keys: softmax(scores, axis=-1) "
-        "(section 1, 'softmax along the last axis')."
-    ),
-    "scale_precedence_inline": (
-        "attention divides the scores by 2·d_k, as scores / d_k ** 1/2 does: Python reads it as "
-        "(scores / d_k) / 2, not as a square root. Write np.sqrt(d_k) or d_k ** 0.5 (section 2: / np.sqrt(d_k))."
-    ),
-    "keys_reshaped": (
-        "attention reshapes K to (d_k, n_k) instead of transposing it: reshape keeps the numbers in "
-        "their order and only regroups them, so the columns are not the keys. Use K.T (or "
-        "np.swapaxes(K, -1, -2)) (section 1, the shapes table: scores = Q @ K.T)."
-    ),
-    "weights_returned_transposed": (
-        "attention returns its weights transposed, shape (n_k, n_q): row i of A must hold query i's "
-        "weights over the keys, shape (n_q, n_k) (section 1, the shapes table)."
-    ),
-    "self_attention_roles": (
-        "self_attention {words}: each projection has its own role, Q = X Wq (what each token "
-        "looks for), K = X Wk (what it offers), V = X Wv (what it passes on) (section 1, the shapes table)."
-    ),
-}
-
-
-# Which attention probes show what (see grader.diagnoses.inference.infer_attention).
-ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
-
-
-def _infer_attention(values: list[Any]) -> inference.Finding:
-    probes = PROBES["attention"]
-    staged = {stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()}
-    answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
-    return inference.infer_attention(inference.AttentionProbes(**staged), answers)
-
-
-def _infer_softmax(values: list[Any]) -> inference.Finding:
-    return inference.infer_softmax(_SOFTMAX_PROBES, values)
-
-
-def _infer_causal_mask(values: list[Any]) -> inference.Finding:
-    return inference.infer_causal_mask([probe.args[0] for probe in PROBES["causal_mask"]], values)
-
-
-def _infer_self_attention(values: list[Any]) -> inference.Finding:
-    return inference.infer_self_attention([probe.args for probe in PROBES["self_attention"]], values)
-
-
-BY_ID = {mistake.id: mistake for mistake in MISTAKES}
-_SOFTMAX_PROBES = [(probe.args, probe.kwargs) for probe in PROBES["softmax"]]
-# Each function the inference reads, with the functions it builds on (which must be right).
-INFERRED: dict[str, tuple[Callable[[list[Any]], inference.Finding], tuple[str, ...]]] = {
-    "softmax": (_infer_softmax, ()),
-    "attention": (_infer_attention, ("softmax",)),  # a wrong softmax shows in attention too
-    "self_attention": (_infer_self_attention, ("attention",)),
-    "causal_mask": (_infer_causal_mask, ()),
-}
-# Softmax mistakes the attention model has steps for: attention may still be read then.
-COVERED_BY_ATTENTION = {"softmax_no_max_shift", "softmax_wrong_axis"}
+        return known.by_id[step.mistake].message
+    return known.inferred_messages[step.message].format(words=step.words)
 
 
 @functools.cache
-def _answers(head: Callable, function: str) -> tuple[Answer, ...]:
+def _answers(known: Mistakes, head: Callable, function: str) -> tuple[Answer, ...]:
     """What ``head`` (the reference or a mistake's variant) answers to the probes of
     ``function``: the same for every submission diagnosed, so worked out once."""
-    return tuple(_run(head, probe) for probe in PROBES[function])
+    return tuple(run(head, probe) for probe in known.probes[function])
 
 
 @functools.cache
-def _differs_from_reference(variant: Callable, function: str) -> bool:
-    expected = _answers(REFERENCE_HEAD[function], function)
-    return any(not _same(a.value, b.value) for a, b in zip(_answers(variant, function), expected))
+def _differs_from_reference(known: Mistakes, variant: Callable, function: str) -> bool:
+    expected = _answers(known, known.reference[function], function)
+    return any(not same(a.value, b.value) for a, b in zip(_answers(known, variant, function), expected))
 
 
-def _shows_variant(variant: Callable, function: str, got: list[Answer]) -> bool:
-    made = _answers(variant, function)
-    return _differs_from_reference(variant, function) and all(_same(a.value, b.value) for a, b in zip(got, made))
+def _shows_variant(known: Mistakes, variant: Callable, function: str, got: list[Answer]) -> bool:
+    made = _answers(known, variant, function)
+    return _differs_from_reference(known, variant, function) and all(same(a.value, b.value) for a, b in zip(got, made))

@@ -1,35 +1,19 @@
-"""What a head computes, step by step, worked out from its answers to the probes.
+"""The engine of inferring what a function computes, step by step, from its answers.
 
 :mod:`grader.diagnoses` first matches a head against whole variants of the reference,
 one known mistake each. That misses a known mistake reached by other code, and a head
-with two mistakes at once. So here each function is modelled as the lesson's steps, each
-step with the ways students get it wrong, and the head's answers are explained by the
-combinations of steps that reproduce every one of them:
-
-- softmax: the shift (row max, none, row min, the array's max, max without keepdims),
-  the total (row sum, the array's sum, row max, sum without keepdims) and the axis (as
-  given, 0 by default, always the last, always 0, always 1);
-- attention: what it returns (``(out, A)``, swapped, A transposed), how ``out`` comes from
-  its own A (``A @ V``, ``A.T @ V``); then A step by step: the scores (``Q K^T``, ``K Q^T``,
-  ``Q K``, ``Q Q^T``, ``K K^T``), the factor they are divided by, true or floor division,
-  softmax along rows or columns, with or without the max shift, a causal mask when none
-  is given, the treatment of masked positions, and rounding; the steps are searched in
-  stages (moderate unmasked probes, then large logits, then masks), each on the probes
-  where it shows;
-- self_attention: which of Wq, Wk, Wv (or X itself) makes each of Q, K and V, and
-  whether the mask is passed on.
+with two mistakes at once. So an assignment may model each function as the lesson's
+steps, each step with the ways students get it wrong (:class:`Step`), and explain the
+head's answers by the combinations of steps that reproduce every one of them.
 
 A step is named only when every combination that explains all the answers has it wrong
-the same way; so a diagnosis is proven, and several are given when several steps differ.
-When no combination explains the answers, :func:`observations` says what the probes
-showed instead (true sentences, never a guess).
+the same way (:func:`shared_wrong`); so a diagnosis is proven, and several are given when
+several steps differ. When no combination explains the answers, the assignment says what
+the probes showed instead (true sentences, never a guess).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -50,144 +34,26 @@ class Step:
     correct: bool = False
 
 
-def _ok(words: str) -> Step:
+def ok(words: str) -> Step:
+    """The lesson's way of doing a step."""
     return Step(words, correct=True)
 
 
-def _lesson(table: dict[Step, Any]) -> Step:
+def lesson(table: dict[Step, Any]) -> Step:
     """The lesson's way of doing a step (each table lists it first)."""
     return next(iter(table))
 
 
-# -- softmax ------------------------------------------------------------------------------
+@dataclass
+class Finding:
+    """What the inference proved (the wrong steps), or observed when nothing explains the answers."""
 
-SHIFTS: dict[Step, Callable[[np.ndarray, int], Any]] = {
-    _ok("the row max"): lambda x, a: x.max(axis=a, keepdims=True),
-    Step("nothing", "softmax_no_max_shift"): lambda x, a: 0.0,
-    Step("the row min", "softmax_no_max_shift"): lambda x, a: x.min(axis=a, keepdims=True),
-    Step("the array's max", "softmax_global_max"): lambda x, a: x.max(),
-    Step("the max without keepdims", "softmax_no_keepdims"): lambda x, a: x.max(axis=a),
-}
-TOTALS: dict[Step, Callable[[np.ndarray, int], Any]] = {
-    _ok("the row sum"): lambda e, a: e.sum(axis=a, keepdims=True),
-    Step("the array's sum", "softmax_global_normalization"): lambda e, a: e.sum(),
-    Step("the row max", "softmax_normalizes_by_max"): lambda e, a: e.max(axis=a, keepdims=True),
-    Step("the sum without keepdims", "softmax_no_keepdims"): lambda e, a: e.sum(axis=a),
-}
-AXES: dict[Step, Callable[[int | None], int]] = {
-    _ok("the axis given, -1 by default"): lambda given: -1 if given is None else given,
-    Step("axis 0 by default", "softmax_wrong_axis"): lambda given: 0 if given is None else given,
-    Step("always the last axis", "softmax_ignores_axis"): lambda given: -1,
-    Step("always axis 0", "softmax_ignores_axis"): lambda given: 0,
-    Step("always axis 1", "softmax_ignores_axis"): lambda given: 1,
-}
+    steps: list[Step]
+    observed: list[str]
 
 
-def _softmax_candidate(shift: Step, total: Step, axis: Step) -> Callable:
-    def softmax(x: np.ndarray, axis_given: int | None = None) -> np.ndarray:
-        a = AXES[axis](axis_given)
-        e = np.exp(x - SHIFTS[shift](x, a))
-        return e / TOTALS[total](e, a)
-
-    return softmax
-
-
-# -- attention ----------------------------------------------------------------------------
-
-ORIENTATIONS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    _ok("Q @ K.T"): lambda Q, K: Q @ K.T,
-    Step("K @ Q.T"): lambda Q, K: K @ Q.T,
-    Step("Q @ K", "keys_not_transposed"): lambda Q, K: Q @ K,
-    Step("Q @ K.reshape(d_k, n_k)", "keys_not_transposed", "keys_reshaped"): lambda Q, K: Q @ K.reshape(K.shape[1], K.shape[0]),
-    Step("Q @ Q.T"): lambda Q, K: Q @ Q.T,
-    Step("K @ K.T"): lambda Q, K: K @ K.T,
-}
-# Divisors in the sizes of a call: d_k, d_v, n_q (queries), n_k (keys).
-SCALES: dict[Step, Callable[[int, int, int, int], float]] = {
-    _ok("sqrt(d_k)"): lambda dk, dv, nq, nk: np.sqrt(dk),
-    Step("1 (no scaling)", "missing_scale"): lambda dk, dv, nq, nk: 1.0,
-    Step("d_k", "scale_by_dk"): lambda dk, dv, nq, nk: dk,
-    Step("d_k / 2", "scale_precedence"): lambda dk, dv, nq, nk: dk / 2,
-    Step("2·d_k", "scale_precedence", "scale_precedence_inline"): lambda dk, dv, nq, nk: 2 * dk,
-    Step("sqrt(d_v)", "scale_wrong_dim"): lambda dk, dv, nq, nk: np.sqrt(dv),
-    Step("sqrt(n_k)", "scale_wrong_dim"): lambda dk, dv, nq, nk: np.sqrt(nk),
-    Step("sqrt(n_q)", "scale_wrong_dim"): lambda dk, dv, nq, nk: np.sqrt(nq),
-    Step("1 / sqrt(d_k) (they are multiplied by sqrt(d_k))"): lambda dk, dv, nq, nk: 1 / np.sqrt(dk),
-    Step("sqrt(d_k) / 2"): lambda dk, dv, nq, nk: np.sqrt(dk) / 2,
-    Step("2·sqrt(d_k)"): lambda dk, dv, nq, nk: 2 * np.sqrt(dk),
-}
-DIVISIONS: dict[Step, Callable[[np.ndarray, float], np.ndarray]] = {
-    _ok("/"): lambda s, c: s / c,
-    Step("//", "floor_division"): lambda s, c: s // c,
-}
-NORMALISERS: dict[Step, int] = {
-    _ok("along each row"): -1,
-    Step("down each column (axis 0)", "softmax_wrong_axis", "attention_softmax_axis"): 0,
-}
-ATTENTION_SHIFTS: dict[Step, bool] = {
-    _ok("with the max shift"): True,
-    Step("without the max shift", "softmax_no_max_shift"): False,
-}
-DEFAULT_MASKS: dict[Step, bool] = {
-    _ok("no mask when none is given"): False,
-    Step("a causal mask when none is given", "default_causal"): True,
-}
-# How masked positions (mask False) are treated, before softmax unless it says after.
-MASKINGS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    _ok("-inf"): lambda s, m: np.where(m, s, -np.inf),
-    Step("0", "mask_zero_fill"): lambda s, m: np.where(m, s, 0.0),
-    Step("a large negative number", "mask_large_negative"): lambda s, m: np.where(m, s, -1e9),
-    Step("a large negative number added", "mask_large_negative"): lambda s, m: s + np.where(m, 0.0, -1e9),
-    Step("-inf where the mask is True (inverted)", "mask_inverted"): lambda s, m: np.where(m, -np.inf, s),
-    Step("nothing: the mask is ignored", "mask_ignored"): lambda s, m: s,
-}
-AFTER_SOFTMAX = Step("zero weight after softmax, not renormalised", "mask_after_softmax")
-ROUNDINGS: dict[Step, int | None] = {_ok("not rounded"): None} | {
-    Step(f"rounded to {decimals} decimals", "rounds_weights"): decimals for decimals in range(1, 6)
-}
-
-
-@dataclass(frozen=True)
-class Weights:
-    """One way of computing A: a step of each kind."""
-
-    orientation: Step
-    scale: Step
-    division: Step
-    normaliser: Step
-    default_mask: Step
-    shift: Step = _lesson(ATTENTION_SHIFTS)
-    masking: Step = _lesson(MASKINGS)
-
-    def steps(self) -> tuple[Step, ...]:
-        return (self.orientation, self.scale, self.division, self.normaliser, self.default_mask, self.shift, self.masking)
-
-    def __call__(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
-        nq, dk = Q.shape
-        nk, dv = V.shape
-        s = DIVISIONS[self.division](ORIENTATIONS[self.orientation](Q, K), SCALES[self.scale](dk, dv, nq, nk))
-        if mask is None and DEFAULT_MASKS[self.default_mask]:
-            mask = np.tril(np.ones(s.shape, dtype=bool))
-        after = self.masking is AFTER_SOFTMAX
-        if mask is not None and not after:
-            s = MASKINGS[self.masking](s, mask)
-        axis = NORMALISERS[self.normaliser]
-        e = np.exp(s - s.max(axis=axis, keepdims=True) if ATTENTION_SHIFTS[self.shift] else s)
-        A = e / e.sum(axis=axis, keepdims=True)
-        return np.where(mask, A, 0.0) if mask is not None and after else A
-
-
-@functools.cache
-def _first_stage() -> list[Weights]:
-    return [
-        Weights(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, NORMALISERS, DEFAULT_MASKS)
-    ]
-
-
-# -- comparing answers ---------------------------------------------------------------------
-
-
-def _evaluate(function: Callable, args: tuple, kwargs: dict | None = None) -> Any:
+def evaluate(function: Callable, args: tuple, kwargs: dict | None = None) -> Any:
+    """``function``'s answer to ``args`` (on copies), or RAISED."""
     try:
         with np.errstate(all="ignore"):
             return function(*(np.copy(a) if isinstance(a, np.ndarray) else a for a in args), **(kwargs or {}))
@@ -195,7 +61,7 @@ def _evaluate(function: Callable, args: tuple, kwargs: dict | None = None) -> An
         return RAISED
 
 
-def _close(got: Any, want: Any, atol: float = 1e-5) -> bool:
+def close(got: Any, want: Any, atol: float = 1e-5) -> bool:
     """The same answer: both raised, or arrays of one shape equal within the checks' tolerance."""
     if isinstance(got, str) or isinstance(want, str):
         return isinstance(got, str) and isinstance(want, str) and got == want
@@ -209,7 +75,7 @@ def _close(got: Any, want: Any, atol: float = 1e-5) -> bool:
         return bool(np.allclose(got, want, rtol=1e-4, atol=atol, equal_nan=True))
 
 
-def _shared_wrong(explanations: Iterable[tuple[Step, ...]]) -> list[Step] | None:
+def shared_wrong(explanations: Iterable[tuple[Step, ...]]) -> list[Step] | None:
     """The wrong steps every explanation has (a mistake id counts as one step, however it
     is spelled), or None when there is no explanation or the lesson's way is one."""
     sets = [[step for step in steps if not step.correct] for steps in explanations]
@@ -225,7 +91,7 @@ def _shared_wrong(explanations: Iterable[tuple[Step, ...]]) -> list[Step] | None
     return list(unique.values())
 
 
-def _finding(wrong: list[Step], kind: str) -> Finding:
+def finding(wrong: list[Step], kind: str) -> Finding:
     """Named steps become diagnoses; steps with no id become observed sentences."""
     return Finding(
         [step for step in wrong if step.mistake is not None],
@@ -233,345 +99,15 @@ def _finding(wrong: list[Step], kind: str) -> Finding:
     )
 
 
-# -- the three functions --------------------------------------------------------------------
-
-
-@dataclass
-class Finding:
-    """What the inference proved (the wrong steps), or observed when nothing explains the answers."""
-
-    steps: list[Step]
-    observed: list[str]
-
-
-def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Finding:
-    """``probes`` as (args, kwargs) of softmax, ``answers`` the head's values."""
-    explanations = [
-        steps
-        for steps in itertools.product(SHIFTS, TOTALS, AXES)
-        if all(_close(answer, _softmax_answer(steps, probe)) for answer, probe in zip(answers, probes))
-    ]
-    wrong = _shared_wrong(explanations)
-    if wrong is not None:
-        return _finding(wrong, "softmax uses")
-    return Finding([], _softmax_facts(probes, answers))
-
-
-# Each candidate's answer to each probe, kept for the process: the probes are module
+# Each candidate's answer to each probe, kept for the process: probes are module
 # constants, so a candidate is worked out once, not for every head diagnosed. Keyed by the
 # probe's identity (arrays do not hash); the probe is kept with it, so the id stays its own.
 _ANSWERS: dict[tuple[Any, int], tuple[Any, Any]] = {}
 
 
-def _cached(candidate: Any, probe: Any, evaluate: Callable[[], Any]) -> Any:
+def cached(candidate: Any, probe: Any, evaluate: Callable[[], Any]) -> Any:
+    """``evaluate()``, the answer of ``candidate`` to ``probe``, worked out once per process."""
     key = (candidate, id(probe))
     if key not in _ANSWERS:
         _ANSWERS[key] = (probe, evaluate())
     return _ANSWERS[key][1]
-
-
-def _softmax_answer(steps: tuple[Step, ...], probe: tuple[tuple, dict]) -> Any:
-    (x, *_), kwargs = probe
-    return _cached(steps, probe, lambda: _evaluate(_softmax_candidate(*steps), (x, kwargs.get("axis"))))
-
-
-def _softmax_facts(probes: list, answers: list[Any]) -> list[str]:
-    for (args, kwargs), answer in zip(probes, answers):
-        if isinstance(answer, str) or np.asarray(answer).shape != np.shape(args[0]):
-            continue
-        axis = kwargs.get("axis", -1)
-        sums = np.sum(np.asarray(answer, dtype=float), axis=axis)
-        if np.all(np.isfinite(sums)) and not np.allclose(sums, 1.0, atol=1e-4):
-            shown = ", ".join(f"{value:.4g}" for value in sums.ravel()[:4])
-            return [f"softmax's results do not sum to 1 along the axis it is given: the sums are {shown} on a {np.shape(args[0])} input."]
-    return []
-
-
-@dataclass(frozen=True)
-class AttentionProbes:
-    """The attention probes by what they show: moderate unmasked logits, large logits, masks."""
-
-    moderate: tuple[tuple, ...]
-    large: tuple[tuple, ...]
-    masked: tuple[tuple, ...]
-
-
-def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> Finding:
-    """``answers`` maps "moderate", "large", "masked" to the head's values for those probes."""
-    every = [*probes.moderate, *probes.large, *probes.masked]
-    values = [*answers["moderate"], *answers["large"], *answers["masked"]]
-    form = _returned_form(every, values)
-    if form is None:
-        return Finding([], _form_facts(every, values))
-    returns, combine = form
-    own = {kind: [_weights_of(value, returns) for value in answers[kind]] for kind in answers}
-    found = [step for step in (returns, combine) if not step.correct]
-    first = [w for w in _first_stage() if _matches(w, probes.moderate, own["moderate"])]
-    shifted = [
-        _with_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
-        if _matches(_with_shift(w, shift), probes.large, own["large"])
-    ]
-    masked = [
-        _with_masking(w, masking) for w in shifted for masking in [*MASKINGS, AFTER_SOFTMAX]
-        if _matches(_with_masking(w, masking), probes.masked, own["masked"])
-    ]
-    explained = [w.steps() for w in masked]
-    decimals = _rounding_of(own["moderate"])
-    if not masked and decimals is not None:
-        rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
-        every_own = [*own["moderate"], *own["large"], *own["masked"]]
-        explained = [(*w.steps(), rounding) for w in _all_stages() if _matches(w, every, every_own, decimals)]
-    if not explained:
-        return Finding([], _weights_facts(probes.moderate, own["moderate"]))
-    wrong = _shared_wrong(explained)
-    if wrong is None:  # A is the lesson's: only what it returns can be wrong
-        return Finding(found, [])
-    named = [step for step in wrong if step.mistake is not None]
-    return Finding(found + named, [_attention_sentence(step) for step in wrong if step.mistake is None])
-
-
-def _attention_sentence(step: Step) -> str:
-    for table, phrase in ((ORIENTATIONS, "attention's scores are {}"), (SCALES, "attention divides its scores by {}")):
-        if step in table:
-            return phrase.format(step.words) + ", where the lesson computes Q @ K.T / sqrt(d_k)."
-    return f"attention: {step.words}."
-
-
-def _rounding_of(weights: list[Any]) -> int | None:
-    """The decimals every finite weight is rounded to (1 to 5), if they all are."""
-    values = np.concatenate([np.ravel(A) for A in weights if not isinstance(A, str)] or [np.zeros(0)])
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return None
-    for decimals in range(1, 6):
-        scaled = values * 10.0**decimals
-        if np.allclose(scaled, np.round(scaled), atol=1e-6, rtol=0):
-            return decimals
-    return None
-
-
-def _with_shift(weights: Weights, shift: Step) -> Weights:
-    return dataclasses.replace(weights, shift=shift)
-
-
-def _with_masking(weights: Weights, masking: Step) -> Weights:
-    return dataclasses.replace(weights, masking=masking)
-
-
-@functools.cache
-def _all_stages() -> list[Weights]:
-    """Rounding hides every other step from the staged search: try it on the likeliest heads."""
-    return [_with_shift(w, shift) for w in _first_stage() for shift in ATTENTION_SHIFTS]
-
-
-RETURNED = _ok("(out, A)")
-RETURNED_SWAPPED = Step("(A, out)", "returns_swapped")
-RETURNED_TRANSPOSED = Step("(out, A.T)", "weights_transposed", "weights_returned_transposed")
-COMBINED = _ok("A @ V")
-COMBINED_TRANSPOSED = Step("A.T @ V", "weights_transposed")
-
-
-def _returned_form(probes: list[tuple], values: list[Any]) -> tuple[Step, Step] | None:
-    """How the head returns (out, A) and makes out from its own A, if one way fits every answer."""
-    for returns in (RETURNED, RETURNED_SWAPPED, RETURNED_TRANSPOSED):
-        for combine in (COMBINED, COMBINED_TRANSPOSED):
-            if all(_fits_form(probe, value, returns, combine) for probe, value in zip(probes, values)):
-                return returns, combine
-    return None
-
-
-def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
-    if isinstance(value, str):
-        return True  # raised: the weights stages say whether they should have
-    if not isinstance(value, tuple) or len(value) != 2:
-        return False
-    Q, K, V = probe[:3]
-    out, A = (value[1], value[0]) if returns is RETURNED_SWAPPED else value
-    try:
-        out, A = np.asarray(out, dtype=float), np.asarray(A, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    if returns is RETURNED_TRANSPOSED:
-        A = A.T
-    if A.shape != (Q.shape[0], K.shape[0]) or out.shape != (Q.shape[0], V.shape[1]):
-        return False
-    with np.errstate(all="ignore"):
-        made = np.nan_to_num(A) @ V if combine is COMBINED else (np.nan_to_num(A).T @ V if A.shape[0] == A.shape[1] else None)
-    if made is None:
-        return False
-    rows_nan = np.isnan(A).any(axis=-1)
-    return _close(np.where(rows_nan[:, None], 0.0, out), np.where(rows_nan[:, None], 0.0, made))
-
-
-def _weights_of(value: Any, returns: Step) -> Any:
-    if isinstance(value, str):
-        return value
-    A = value[0] if returns is RETURNED_SWAPPED else value[1]
-    A = np.asarray(A, dtype=float)
-    return A.T if returns is RETURNED_TRANSPOSED else A
-
-
-def _matches(weights: Weights, probes: Iterable[tuple], answers: list[Any], decimals: int | None = None) -> bool:
-    """Whether ``weights`` gives the head's A on every probe the head answered (a call that
-    raised may have failed after A, in code this model does not cover: it proves nothing)."""
-    for probe, answer in zip(probes, answers):
-        if isinstance(answer, str):
-            continue
-        want = _cached(weights, probe, lambda: _evaluate(weights, probe))
-        if decimals is not None and not isinstance(want, str):
-            want = np.round(want, decimals)
-        if not _close(answer, want, atol=1e-5 if decimals is None else 0.5 * 10.0**-decimals + 1e-9):
-            return False
-    return True
-
-
-def _form_facts(probes: list[tuple], values: list[Any]) -> list[str]:
-    """A probe where attention returns (out, A) of the right shapes and out is neither A @ V nor A.T @ V."""
-    for probe, value in zip(probes, values):
-        if not _fits_form(probe, value, RETURNED, COMBINED) and _shaped(probe, value):
-            if not _fits_form(probe, value, RETURNED, COMBINED_TRANSPOSED):
-                Q, K, V = probe[:3]
-                return ["attention's output is not A @ V of the weights A it returns (nor A.T @ V), on a probe "
-                        f"with Q {Q.shape}, K {K.shape}, V {V.shape}."]
-    return []
-
-
-def _shaped(probe: tuple, value: Any) -> bool:
-    if not isinstance(value, tuple) or len(value) != 2:
-        return False
-    Q, K, V = probe[:3]
-    try:
-        return np.shape(value[0]) == (Q.shape[0], V.shape[1]) and np.shape(value[1]) == (Q.shape[0], K.shape[0])
-    except (TypeError, ValueError):
-        return False
-
-
-def _weights_facts(probes: tuple[tuple, ...], weights: list[Any]) -> list[str]:
-    """One or two true sentences on the head's A for unmasked probes."""
-    for probe, A in zip(probes, weights):
-        if isinstance(A, str) or A.ndim != 2 or not np.all(np.isfinite(A)):
-            continue
-        rows, columns = A.sum(axis=1), A.sum(axis=0)
-        if np.allclose(columns, 1.0, atol=1e-4) and not np.allclose(rows, 1.0, atol=1e-4):
-            return ["attention's weights A have columns that sum to 1, not rows: each row, one query, must be a distribution."]
-        if not np.allclose(rows, 1.0, atol=1e-4):
-            shown = ", ".join(f"{value:.4g}" for value in rows[:4])
-            return [f"the rows of attention's weights A do not sum to 1 (they sum to {shown} for Q {probe[0].shape})."]
-    divisors = [_fitted_divisor(probe, A) for probe, A in zip(probes, weights)]
-    known = [(probe, c) for probe, c in zip(probes, divisors) if c is not None]
-    if len({probe[0].shape[1] for probe, _ in known}) >= 2:  # a ratio to d_k needs two d_k
-        for size, words in ((lambda dk: np.sqrt(dk), "sqrt(d_k)"), (lambda dk: dk, "d_k")):
-            ratios = [c / size(probe[0].shape[1]) for probe, c in known]
-            if max(ratios) - min(ratios) < 1e-3 * max(ratios) and abs(ratios[0] - 1) > 1e-3:
-                return [f"attention's scores look divided by {ratios[0]:.3g}·{words}, where the lesson divides by sqrt(d_k)."]
-    return []
-
-
-def _fitted_divisor(probe: tuple, A: Any) -> float | None:
-    """The c that makes A = softmax(Q K^T / c) row by row, if one does (A all positive)."""
-    if isinstance(A, str) or A.ndim != 2 or np.any(~np.isfinite(A)) or np.any(A <= 0):
-        return None
-    Q, K = probe[0], probe[1]
-    if A.shape != (Q.shape[0], K.shape[0]) or A.shape[1] < 2:
-        return None
-    logits = np.log(A) - np.log(A).mean(axis=1, keepdims=True)
-    scores = Q @ K.T
-    scores = scores - scores.mean(axis=1, keepdims=True)
-    inverse = float(np.sum(logits * scores) / max(np.sum(scores * scores), 1e-12))
-    if inverse <= 0 or not np.allclose(logits, scores * inverse, atol=1e-5, rtol=1e-4):
-        return None
-    return 1.0 / inverse
-
-
-# -- causal_mask ----------------------------------------------------------------------------
-
-TRIANGLES: dict[Step, Callable[[int], np.ndarray]] = {
-    _ok("j <= i"): lambda n: np.tril(np.ones((n, n), dtype=bool)),
-    Step("j >= i", "causal_mask_upper"): lambda n: np.triu(np.ones((n, n), dtype=bool)),
-    Step("j < i", "causal_mask_strict"): lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
-    Step("j > i", "causal_mask_upper"): lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),
-}
-KINDS: dict[Step, bool] = {_ok("booleans"): True, Step("numbers", "causal_mask_not_bool"): False}
-
-
-def infer_causal_mask(sizes: list[int], answers: list[Any]) -> Finding:
-    """Which triangle the mask keeps, and whether it holds booleans."""
-    explanations = []
-    for triangle, kind in itertools.product(TRIANGLES, KINDS):
-        wanted = [TRIANGLES[triangle](n) for n in sizes]
-        if all(_mask_is(answer, want, KINDS[kind]) for answer, want in zip(answers, wanted)):
-            explanations.append((triangle, kind))
-    wrong = _shared_wrong(explanations)
-    return Finding([], []) if wrong is None else _finding(wrong, "causal_mask keeps")
-
-
-def _mask_is(answer: Any, want: np.ndarray, boolean: bool) -> bool:
-    if isinstance(answer, str):
-        return False
-    answer = np.asarray(answer)
-    if answer.shape != want.shape or (answer.dtype == bool) != boolean or answer.dtype == object:
-        return False
-    try:
-        return bool(np.array_equal(answer.astype(float), want.astype(float)))
-    except (TypeError, ValueError):
-        return False
-
-
-# -- self_attention ------------------------------------------------------------------------
-
-IDENTITY = ("Wq", "Wk", "Wv")
-
-
-def _role_words(names: tuple[str, ...]) -> str:
-    return "computes " + ", ".join(f"{role} from {'X' if name == 'X' else 'X @ ' + name}" for role, name in zip("QKV", names))
-
-
-def _role_step(names: tuple[str, ...]) -> Step:
-    if names == IDENTITY:
-        return _ok(_role_words(names))
-    if "X" in names:
-        return Step(_role_words(names))
-    return Step(_role_words(names), "self_attention_swapped_projections", "self_attention_roles")
-
-
-# Which projection makes each of Q, K and V: every permutation, and X itself in one role.
-ROLE_ASSIGNMENTS: dict[Step, tuple[str, ...]] = {
-    _role_step(names): names
-    for names in [*itertools.permutations(IDENTITY), *(
-        tuple("X" if index == slot else name for index, name in enumerate(IDENTITY)) for slot in range(3)
-    )]
-}
-MASK_PASSING: dict[Step, bool] = {_ok("passes the mask on"): True, Step("drops the mask", "self_attention_drops_mask"): False}
-# A self_attention that does its own attention may scale differently; no id names that
-# (the ids speak of attention), so it is said as what was observed.
-OWN_SCALES: dict[Step, Step] = {
-    scale: (scale if scale.correct else Step(f"divides its scores by {scale.words} instead of calling attention"))
-    for scale in SCALES
-}
-
-
-def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
-    """For a head whose attention is right: which projections make Q, K and V, whether the
-    mask is passed on, and by what the scores are divided."""
-    explanations = []
-    for roles, passing, scale in itertools.product(ROLE_ASSIGNMENTS, MASK_PASSING, SCALES):
-        weights = Weights(_lesson(ORIENTATIONS), scale, _lesson(DIVISIONS), _lesson(NORMALISERS), _lesson(DEFAULT_MASKS))
-
-        def candidate(X, Wq, Wk, Wv, mask=None, names=ROLE_ASSIGNMENTS[roles], passes=MASK_PASSING[passing]):  # noqa: N803
-            given = {"Wq": Wq, "Wk": Wk, "Wv": Wv, "X": None}
-            Q, K, V = (X if name == "X" else X @ given[name] for name in names)
-            A = weights(Q, K, V, mask if passes else None)
-            return A @ V, A
-
-        if all(_close_pair(answer, _evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
-            explanations.append((roles, passing, OWN_SCALES[scale]))
-    wrong = _shared_wrong(explanations)
-    return Finding([], []) if wrong is None else _finding(wrong, "self_attention")
-
-
-def _close_pair(got: Any, want: Any) -> bool:
-    if isinstance(got, str) or isinstance(want, str):
-        return _close(got, want)
-    if not (isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) == 2):
-        return False
-    return all(_close(a, b) for a, b in zip(got, want))

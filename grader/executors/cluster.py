@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import __version__
+from grader import __version__, assignments
 from grader.errors import GradingFailed, UsageError
 from grader.examples import cache_key
 from grader.executors import chunk_size
@@ -85,7 +85,7 @@ class CheckProcesses(WorkerPlugin or object):
         self._idle: queue.SimpleQueue[CheckProcess] = queue.SimpleQueue()
         self._started: list[CheckProcess] = []
         self._folder = Path(tempfile.mkdtemp(prefix="grader-rubrics-"))
-        self._rubrics: dict[str, Rubric] = {}
+        self._rubrics: dict[tuple[str, str], Rubric] = {}
         self.bubblewrap = bubblewrap_works()
 
     def teardown(self, worker: Any = None) -> None:
@@ -105,16 +105,16 @@ class CheckProcesses(WorkerPlugin or object):
         finally:
             self._idle.put(checks)
 
-    def rubric(self, name: str, text: bytes) -> Rubric:
-        """The command's rubric, from its bytes, saved here under its own name (a rubric
-        says its file's name and digest in every report)."""
+    def rubric(self, name: str, text: bytes, assignment: str) -> Rubric:
+        """The command's rubric of ``assignment``, from its bytes, saved here under its own
+        name (a rubric says its file's name and digest in every report)."""
         digest = hashlib.sha256(text).hexdigest()
-        if digest not in self._rubrics:
+        if (digest, assignment) not in self._rubrics:
             path = self._folder / digest / name
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(text)
-            self._rubrics[digest] = load_rubric(path)
-        return self._rubrics[digest]
+            self._rubrics[digest, assignment] = load_rubric(path, assignments.get(assignment))
+        return self._rubrics[digest, assignment]
 
 
 def worker_facts(limits: Limits) -> dict[str, Any]:
@@ -128,7 +128,12 @@ def worker_facts(limits: Limits) -> dict[str, Any]:
 
 
 def grade_task(
-    submissions: list[tuple[bytes, str]], rubric_name: str, rubric_text: bytes, limits: Limits, grader: str
+    submissions: list[tuple[bytes, str]],
+    rubric_name: str,
+    rubric_text: bytes,
+    assignment: str,
+    limits: Limits,
+    grader: str,
 ) -> dict[str, Any]:
     """Grade ``(content, suffix)`` pairs on this worker; the check results as plain data
     and the sandbox's bounds here. Runs on a worker."""
@@ -137,7 +142,7 @@ def grade_task(
         raise WorkerMismatch(f"this worker runs another grader ({__version__}, checks {cache_key()})")
     if limits.isolation == "bubblewrap" and not plugin.bubblewrap:
         raise WorkerMismatch("bubblewrap cannot start a worker here")
-    rubric = plugin.rubric(rubric_name, rubric_text)
+    rubric = plugin.rubric(rubric_name, rubric_text, assignment)
     with plugin.checks() as checks:
         outcomes = check_runs(submissions, rubric, limits, checks)
     return {"bounds": bounds.enforced(limits), "outcomes": [_outcome_data(outcome) for outcome in outcomes]}
@@ -209,7 +214,7 @@ def reports(
     ``error`` report. So the batch ends, whatever happens to the workers.
     """
     rubric_file = Path(rubric.path)
-    rubric_args = (rubric_file.name, rubric_file.read_bytes(), limits, cache_key())
+    rubric_args = (rubric_file.name, rubric_file.read_bytes(), rubric.assignment, limits, cache_key())
     waiting = list(reversed(files))
     in_flight: dict[Any, tuple[list[Prepared], float]] = {}  # future -> its submissions, its deadline
 

@@ -13,6 +13,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from grader import assignments
 from grader.report import CheckEntry, Report, check_details
 from grader.safe_text import json_text
 from grader.sources import display_name
@@ -37,7 +38,7 @@ def result(report: Report) -> dict[str, Any]:
 
 
 def _filename(report: Report) -> str:
-    return display_name(Path(report.submission).suffix)
+    return display_name(Path(report.submission).suffix, assignments.get(report.assignment).handout)
 
 
 def _test(check: CheckEntry, filename: str) -> dict[str, Any]:

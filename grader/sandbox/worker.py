@@ -2,7 +2,7 @@
 
 Run as a script, never imported by the grader::
 
-    python -I worker.py SUBMISSION LIMITS_JSON
+    python -I worker.py SUBMISSION LIMITS_JSON FUNCTIONS_JSON MODULE
 
 or forked by :mod:`zygote` (bubblewrap), which then calls :func:`serve`. It is copied, with ``wire.py``, into the worker's own temporary folder, so it
 imports nothing from the grader package. Requests arrive on stdin and replies leave on stdout
@@ -25,7 +25,6 @@ import numpy as np
 
 import wire  # the copy beside this script in the sandbox folder, not grader.sandbox.wire
 
-FUNCTIONS = ("softmax", "attention", "self_attention", "causal_mask")
 MAX_MESSAGE = 500
 
 
@@ -73,17 +72,19 @@ def _describe(error: BaseException, path: str) -> dict:
     }
 
 
-def _import_submission(path: str):
-    spec = importlib.util.spec_from_file_location("attention", path)
+def _import_submission(path: str, name: str):
+    """Import the submission as the module ``name``, the handout's (``import <name>`` in
+    the student's own code finds it, as it would beside their file)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["attention"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
-def _answer(module, request: dict, arrays: list, path: str) -> bytes:
+def _answer(module, request: dict, arrays: list, path: str, functions: tuple) -> bytes:
     name = request.get("function")
-    function = getattr(module, name, None) if name in FUNCTIONS else None
+    function = getattr(module, name, None) if name in functions else None
     if not callable(function):
         return wire.encode({"status": "missing", "function": name}, [])
     args = [_owned(wire.unpack(arg, arrays)) for arg in request.get("args", [])]
@@ -112,15 +113,16 @@ def _seed_numpy() -> None:
     np.random.seed(0)
 
 
-def serve(requests: int, replies: int, path: str, load) -> None:
-    """Import the submission with ``load()`` and answer calls until the requests pipe closes."""
+def serve(requests: int, replies: int, path: str, load, functions: tuple) -> None:
+    """Import the submission with ``load()`` and answer calls to ``functions`` (the names
+    the assignment grades) until the requests pipe closes."""
     _seed_numpy()
     try:
         module = load()
     except BaseException as error:
         wire.write_all(replies, wire.encode({"status": "import_failed", **_describe(error, path)}, []))
         return
-    present = [name for name in FUNCTIONS if callable(getattr(module, name, None))]
+    present = [name for name in functions if callable(getattr(module, name, None))]
     wire.write_all(replies, wire.encode({"status": "ready", "functions": present}, []))
     reader = wire.FrameReader(requests)
     while True:
@@ -130,15 +132,16 @@ def serve(requests: int, replies: int, path: str, load) -> None:
             return
         # A batch is answered call by call, each reply as soon as it is ready.
         for call in request.get("calls", []) if request.get("op") == "batch" else [request]:
-            wire.write_all(replies, _answer(module, call, arrays, path))
+            wire.write_all(replies, _answer(module, call, arrays, path, functions))
 
 
 def main() -> None:
     requests, replies = _claim_protocol_fds()
     _die_with_parent()
-    path, limits = os.path.abspath(sys.argv[1]), json.loads(sys.argv[2])
+    path, limits, functions = os.path.abspath(sys.argv[1]), json.loads(sys.argv[2]), tuple(json.loads(sys.argv[3]))
+    module = sys.argv[4]
     _apply_limits(limits)
-    serve(requests, replies, path, lambda: _import_submission(path))
+    serve(requests, replies, path, lambda: _import_submission(path, module), functions)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +91,14 @@ def describe_exit(code: int | None) -> str:
 class WorkerProcess:
     """A worker in a plain process of its own: its pipes, its process and its folder."""
 
-    def __init__(self, submission: bytes, limits: Limits) -> None:
+    def __init__(self, submission: bytes, limits: Limits, interface: Interface) -> None:
         self.folder = _folder(submission)
         scripts = self.folder / ".grader"
         command = [sys.executable, "-s", str(scripts / "worker.py"), str(self.folder / "attention.py")]
         self.memory_mb = limits.memory_mb
         self.bound = SandboxBound.create(limits)
         self.process = subprocess.Popen(
-            [*command, json.dumps(limits.rlimits())],
+            [*command, json.dumps(limits.rlimits()), json.dumps(list(interface.functions)), interface.module],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -217,9 +218,10 @@ class Zygote:
             raise ZygoteFailed(f"the sandbox's zygote refused a request: {reply['error']}")
         return reply
 
-    def spawn(self, submission: bytes, limits: Limits) -> ForkedWorker:
-        """A new worker for ``submission``, forked after everything the previous one left is
-        gone. A zygote that fails is replaced once before the failure is raised."""
+    def spawn(self, submission: bytes, limits: Limits, interface: Interface) -> ForkedWorker:
+        """A new worker for ``submission`` that answers as ``interface`` says, forked after
+        everything the previous one left is gone. A zygote that fails is replaced once
+        before the failure is raised."""
         if self.bound is not None:
             self.bound.set_limits(limits)
         kills = self.bound.memory_kills() if self.bound is not None else 0
@@ -240,7 +242,7 @@ class Zygote:
         # worker that does not take it fails as a worker (its ready message never comes).
         source = np.frombuffer(submission, dtype=np.uint8)
         try:
-            wire.write_all(requests_write, wire.encode({"op": "source"}, [source]), time.monotonic() + REQUEST_TIMEOUT_S)
+            wire.write_all(requests_write, wire.encode({"op": "source", "functions": list(interface.functions), "module": interface.module}, [source]), time.monotonic() + REQUEST_TIMEOUT_S)
         except (OSError, wire.WireError):
             pass
         return worker
@@ -331,8 +333,18 @@ def close_zygote() -> None:
         _zygote.close()
 
 
-def start_worker(submission: bytes, limits: Limits) -> Worker:
-    """Start a worker for the source ``submission`` as ``limits.isolation`` says."""
+@dataclass(frozen=True)
+class Interface:
+    """What a worker is told of the assignment: the module name it imports the submission
+    as (the handout's), and the functions it answers calls to."""
+
+    module: str
+    functions: tuple[str, ...]
+
+
+def start_worker(submission: bytes, limits: Limits, interface: Interface) -> Worker:
+    """Start a worker for the source ``submission``, answering as ``interface`` says, as
+    ``limits.isolation`` says."""
     if limits.isolation != "bubblewrap":
-        return WorkerProcess(submission, limits)
-    return zygote().spawn(submission, limits)
+        return WorkerProcess(submission, limits, interface)
+    return zygote().spawn(submission, limits, interface)

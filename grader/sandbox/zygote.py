@@ -198,14 +198,17 @@ def _become_worker(limits: dict, requests: int, replies: int) -> None:
                     pass
         worker._die_with_parent()
         header, arrays = wire.read_frame(requests)
-        if header.get("op") != "source" or len(arrays) != 1:
+        functions, module = header.get("functions"), header.get("module")
+        if header.get("op") != "source" or len(arrays) != 1 or not isinstance(functions, list) or not isinstance(module, str):
             return
         with open(SUBMISSION_PATH, "wb") as stream:
             stream.write(arrays[0].tobytes())
         os.chmod(SUBMISSION_PATH, 0o444)
         del header, arrays
         worker._apply_limits(limits)
-        worker.serve(requests, replies, SUBMISSION_PATH, lambda: worker._import_submission(SUBMISSION_PATH))
+        worker.serve(
+            requests, replies, SUBMISSION_PATH, lambda: worker._import_submission(SUBMISSION_PATH, module), tuple(functions)
+        )
     finally:
         os._exit(0)  # never back into the zygote's loop
 

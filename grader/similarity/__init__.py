@@ -24,23 +24,25 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from grader import sources
+from grader import assignments, sources
+from grader.assignments import Assignment
 from grader.errors import UsageError
 from grader.report import Report
-from grader.resources import REFERENCE_HEAD, STUDENT_TEMPLATE, project_file
+from grader.resources import project_file
 from grader.safe_text import json_text
 from grader.similarity.behaviour import behaviour_matches, behaviours, checks
-from grader.similarity.code import LESSON_CODE, boilerplate, code_matches, fingerprints, fragments
+from grader.similarity.code import boilerplate, code_matches, fingerprints, fragments
 from grader.sources.files import SubmissionFile
 
 SCHEMA_VERSION = 1
 DEFAULT_THRESHOLD = 0.5
 
 
-def given_code() -> list[str]:
-    """The code every student starts from: the lesson's, the template, the reference."""
-    files = [project_file(REFERENCE_HEAD), project_file(STUDENT_TEMPLATE) / "attention.py"]
-    return [LESSON_CODE] + [path.read_text(encoding="utf-8") for path in files]
+def given_code(assignment: Assignment) -> list[str]:
+    """The code every student of ``assignment`` starts from: the lesson's, the template,
+    the reference."""
+    files = [project_file(assignment.reference), project_file(assignment.template[assignment.handout])]
+    return [assignment.lesson_code] + [path.read_text(encoding="utf-8") for path in files]
 
 
 def combined(code: float, behaviour: float) -> float:
@@ -49,15 +51,17 @@ def combined(code: float, behaviour: float) -> float:
 
 
 def analyse(
-    submissions: Iterable[tuple[str, str, Report | None]], threshold: float = DEFAULT_THRESHOLD
+    submissions: Iterable[tuple[str, str, Report | None]],
+    threshold: float = DEFAULT_THRESHOLD,
+    assignment: Assignment | None = None,
 ) -> dict[str, Any]:
     """``similarity.json``'s content for ``(student, code as graded, report)`` triples
-    (a report of None: code alone)."""
+    (a report of None: code alone) of ``assignment`` (default: the default one)."""
     files, shown = {}, {}
     for student, code, report in submissions:
         files[student] = fingerprints(code)
         shown[student] = behaviours(report) if report is not None else set()
-    by_code = code_matches(files, boilerplate(given_code()))
+    by_code = code_matches(files, boilerplate(given_code(assignment or assignments.get())))
     by_behaviour = behaviour_matches(shown)
     pairs = []
     for a, b in sorted(by_code.scores.keys() | by_behaviour.scores.keys()):
@@ -100,7 +104,8 @@ def of_batch(
         code = code_of(report, files.get(report.student))
         if code is not None:
             triples.append((report.student, code, report))
-    found = analyse(triples, threshold)
+    assignment = assignments.get(triples[0][2].assignment) if triples else None
+    found = analyse(triples, threshold, assignment)
     listed = {pair[side] for pair in found["pairs"] for side in ("a", "b")}
     return found, {student: code for student, code, _ in triples if student in listed}
 
@@ -115,7 +120,8 @@ def code_of(report: Report, file: SubmissionFile | None) -> str | None:
         if hashlib.sha256(content).hexdigest() != report.submission_sha256:
             return None
         suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(file.path.suffix) else ".py"
-        return sources.parse(content, suffix=suffix).code.decode("utf-8", "replace")
+        assignment = assignments.get(report.assignment)
+        return sources.parse(content, suffix=suffix, assignment=assignment).code.decode("utf-8", "replace")
     except (UsageError, sources.Unusable, OSError):
         return None
 

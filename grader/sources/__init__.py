@@ -18,6 +18,8 @@ in the process that reads it.
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import threading
 import traceback
@@ -25,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader import assignments
+from grader.assignments import Assignment
 from grader.sources import files
 
 MAX_PYTHON_BYTES = 1024 * 1024
@@ -70,7 +74,7 @@ class Source:
     left_out: tuple[LeftOut, ...] = ()
     defined_only_in: dict[str, LeftOut] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    name: str = "attention.py"  # what feedback calls the file: see display_name
+    name: str = "submission.py"  # what feedback calls the file: see display_name
 
     def where(self, line: int) -> str:
         """Where line ``line`` of ``code`` is, as the student finds it in their file."""
@@ -99,6 +103,18 @@ class Source:
             return ""
         return f"; {name} comes from cell {piece.cell}, line {piece.line}, which the grader left out: {piece.reason}"
 
+    @functools.cached_property
+    def defined_names(self) -> frozenset[str]:
+        """The names the module's top level defines (none when it does not parse)."""
+        from grader.sources.selection import bound_names
+
+        try:
+            with _PARSING:
+                tree = ast.parse(self.code)
+        except Exception:  # a syntax error, or a file built to exhaust the parser
+            return frozenset()
+        return frozenset(name for statement in tree.body for name in bound_names(statement))
+
     def summary(self) -> dict[str, Any] | None:
         """What the report says of how the file was read (None for a plain Python file)."""
         if self.kind != "notebook" and not self.notes:
@@ -116,10 +132,11 @@ def is_notebook_name(suffix: str) -> bool:
     return suffix.lower() == NOTEBOOK_SUFFIX
 
 
-def display_name(suffix: str) -> str:
-    """What feedback calls a submission with this suffix: the lesson's file name, as the
+def display_name(suffix: str, handout: str) -> str:
+    """What feedback calls a submission with this suffix: the handout's file name, as the
     student handed it in (``ada.ipynb`` is their ``attention.ipynb``, whatever it holds)."""
-    return "attention.ipynb" if is_notebook_name(suffix) else "attention.py"
+    stem = Path(handout).stem
+    return f"{stem}{NOTEBOOK_SUFFIX}" if is_notebook_name(suffix) else f"{stem}.py"
 
 
 def size_limit(path: Path) -> int:
@@ -162,20 +179,21 @@ def looks_like_notebook(content: bytes) -> bool:
 _PARSING = threading.Lock()
 
 
-def parse(content: bytes, *, suffix: str = ".py") -> Source:
-    """The module a worker imports for a file with these bytes (``suffix`` names it in
-    feedback: content decides the kind). Raises :class:`Unusable` with one sentence."""
+def parse(content: bytes, *, suffix: str = ".py", assignment: Assignment | None = None) -> Source:
+    """The module a worker imports for a file with these bytes, written for ``assignment``
+    (default: the default one; ``suffix`` names it in feedback: content decides the kind).
+    Raises :class:`Unusable` with one sentence."""
     with _PARSING:
-        return _parse(content, suffix)
+        return _parse(content, suffix, assignment or assignments.get())
 
 
-def _parse(content: bytes, suffix: str) -> Source:
+def _parse(content: bytes, suffix: str, assignment: Assignment) -> Source:
     from grader.sources import notebook, python  # notebook imports nbformat only when it reads one
 
-    name = display_name(suffix)
+    name = display_name(suffix, assignment.handout)
     try:
         if looks_like_notebook(content):
-            source = notebook.parse(content, name)
+            source = notebook.parse(content, name, assignment)
             if not is_notebook_name(suffix):
                 source = _noted(source, "This file holds a Jupyter notebook, not Python source: it was graded as a notebook.")
             return source
@@ -184,9 +202,9 @@ def _parse(content: bytes, suffix: str) -> Source:
                 raise Unusable(notebook.broken_json_reason(content, name))
             if len(content) > MAX_PYTHON_BYTES:
                 raise Unusable(f"{name} holds Python source, not a notebook, and more than {MAX_PYTHON_BYTES} bytes of it")
-            source = python.parse(content, name=name)
+            source = python.parse(content, name=name, task=assignment.task)
             return _noted(source, "This .ipynb file holds Python source, not a notebook: it was graded as a Python file.")
-        return python.parse(content)
+        return python.parse(content, name=name, task=assignment.task)
     except Unusable:
         raise
     except Exception as error:  # a file no rule above foresaw: its own report, never a stopped batch
@@ -202,9 +220,9 @@ def _where(error: Exception) -> str:
     return f"{type(error).__name__}{': ' + message if message else ''}{where}"
 
 
-def read(path: Path) -> Source:
+def read(path: Path, assignment: Assignment | None = None) -> Source:
     """:func:`parse` of the file at ``path``; :class:`UsageError` if it cannot be read."""
-    return parse(read_bytes(path), suffix=path.suffix)
+    return parse(read_bytes(path), suffix=path.suffix, assignment=assignment)
 
 
 def _noted(source: Source, note: str) -> Source:

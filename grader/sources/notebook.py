@@ -34,6 +34,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from grader.assignments import Assignment
 from grader.sources import MAX_PYTHON_BYTES, LeftOut, Source, Unusable, json_text
 from grader.sources.selection import Selection, is_main_guard, unused_values
 
@@ -71,13 +72,13 @@ class _Piece:
     unless_used: str
 
 
-def parse(content: bytes, name: str = "attention.ipynb") -> Source:
+def parse(content: bytes, name: str, assignment: Assignment) -> Source:
     """The module of the notebook ``content``; :class:`Unusable` with one sentence that
     calls the file ``name``."""
     cells = _code_cells(_read(content, name), name)
     if not cells:
-        raise Unusable(f"{name} has no code cells: write the four functions from the lesson in code cells")
-    selection = Selection()
+        raise Unusable(f"{name} has no code cells: write {assignment.task} in code cells")
+    selection = Selection(frozenset(assignment.function_names))
     left_out: list[LeftOut] = []
     pieces: list[_Piece] = []
     guessed: dict[str, LeftOut] = {}  # names defined in cells that are not Python at all
@@ -107,7 +108,7 @@ def parse(content: bytes, name: str = "attention.ipynb") -> Source:
     return source
 
 
-def broken_json_reason(content: bytes, name: str = "attention.ipynb") -> str:
+def broken_json_reason(content: bytes, name: str) -> str:
     """The sentence for an .ipynb file whose JSON does not parse."""
     try:
         json.loads(json_text(content) or content)

@@ -8,22 +8,23 @@ import tokenize
 from grader.sources import Source, Unusable
 
 
-def parse(content: bytes, *, name: str = "attention.py") -> Source:
-    """The module of a Python file; :class:`Unusable` for one that is empty or not text."""
-    reason = unusable_reason(content, name)
+def parse(content: bytes, *, name: str, task: str) -> Source:
+    """The module of a Python file; :class:`Unusable` for one that is empty or not text
+    (``task`` says what the file should hold: "the four functions from the lesson")."""
+    reason = unusable_reason(content, name, task)
     if reason is not None:
         raise Unusable(reason)
     return Source(content, name=name)
 
 
-def unusable_reason(content: bytes, name: str = "attention.py") -> str | None:
+def unusable_reason(content: bytes, name: str, task: str) -> str | None:
     """A sentence for bytes that cannot be a Python module at all, else None."""
     if not content.strip():
-        return f"{name} is empty: write the four functions from the lesson in it"
+        return f"{name} is empty: write {task} in it"
     return encoding_problem(content, name)
 
 
-def encoding_problem(content: bytes, name: str = "attention.py") -> str | None:
+def encoding_problem(content: bytes, name: str) -> str | None:
     """Decide text encoding here, as PEP 263 says, rather than leave it to the import machinery,
     which accepts some undecodable bytes on some Python versions: the grade must not depend
     on the Python that runs the worker."""

@@ -9,13 +9,13 @@ a worker imports keeps, top to bottom:
 - imports of what the sandbox has (numpy and Python's standard library);
 - function and class definitions (their decorators and default values, and a class's
   body, run when they are defined, so those follow the rules below);
-- anything assigned to one of the graded names (``attention = make_attention()`` is
-  how that notebook defines it);
+- anything assigned to one of the graded names (``head = make_head()``, where ``head``
+  is graded, is how that notebook defines it);
 - values the definitions use, directly or through other values: built from literals,
   names defined above, numpy and side-effect-free standard-library calls, and the
   notebook's own functions and classes (``EPS = 1e-9``, ``head = Head(16)``,
   ``CONFIG = make_config()``). A value nothing graded uses is demo data (``scores = Q
-  @ K`` on arrays whose shapes do not match, ``out, A = attention(Q, K, V)``): it is
+  @ K`` on arrays whose shapes do not match, ``out = head(Q, K, V)``): it is
   left out, since computing it could only fail or take time (see :func:`unused_values`);
 - ``if`` and ``try`` statements whose every branch holds only the above (a ``try`` may
   also hold an import the sandbox lacks, when it handles the ImportError, and report a
@@ -37,7 +37,6 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 
-GRADED = ("softmax", "attention", "self_attention", "causal_mask")
 AVAILABLE_MODULES = frozenset(sys.stdlib_module_names) | {"numpy"}
 # Standard-library modules whose functions compute and return (no I/O, no waiting).
 PURE_MODULES = frozenset({
@@ -79,6 +78,7 @@ class Decision:
 class Selection:
     """What the statements kept so far define, as the top-to-bottom run would see it."""
 
+    graded: frozenset[str] = frozenset()  # the assignment's functions
     bound: set[str] = field(default_factory=set)
     # Names that hold the student's own code: functions, classes, and names assigned from them.
     student: set[str] = field(default_factory=set)
@@ -98,7 +98,7 @@ class Selection:
         reason = self._reason(statement)
         if reason is None:
             student = self._student_names(statement) if list(calls_in(statement)) else []
-            unless_used = "" if defines_code(statement) else _runs_student_code(student) if student else UNUSED
+            unless_used = "" if defines_code(statement, self.graded) else _runs_student_code(student) if student else UNUSED
             self._keep(statement)
             return Decision(True, unless_used)
         if reason:
@@ -125,20 +125,20 @@ class Selection:
             return self._import_reason(statement)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             evaluated = [*statement.decorator_list, *statement.args.defaults, *filter(None, statement.args.kw_defaults)]
-            return self._evaluated_reason(evaluated, binds_graded=statement.name in GRADED)
+            return self._evaluated_reason(evaluated, binds_graded=statement.name in self.graded)
         if isinstance(statement, ast.ClassDef):
             # The class body runs now; of its methods, their decorators and defaults do.
             evaluated = [*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords)]
             evaluated += statement.body
             return self._evaluated_reason(
-                evaluated, binds_graded=statement.name in GRADED, local=bound_names_in(statement.body)
+                evaluated, binds_graded=statement.name in self.graded, local=bound_names_in(statement.body)
             )
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = bound_names(statement)
             # An annotation is not evaluated (the module postpones them all).
             parts = [statement.target, statement.value] if isinstance(statement, ast.AnnAssign) else [statement]
             evaluated = [part for part in parts if part is not None]
-            return self._evaluated_reason(evaluated, binds_graded=any(name in GRADED for name in targets))
+            return self._evaluated_reason(evaluated, binds_graded=any(name in self.graded for name in targets))
         if isinstance(statement, ast.Assert):
             return "an assert that tests your code: the grader runs its own checks instead"
         if isinstance(statement, ast.If) and any(
@@ -240,14 +240,14 @@ class Selection:
 
     def _student_names(self, node: ast.AST) -> list[str]:
         """The student's code ``node`` uses, the graded functions first (to name in a reason)."""
-        return sorted(loaded_names(node) & self.student, key=lambda name: (name not in GRADED, name))
+        return sorted(loaded_names(node) & self.student, key=lambda name: (name not in self.graded, name))
 
     def _compound_reason(self, statement: ast.If | ast.Try) -> str | None:
         """An if or try is kept when all of it would be (each branch is tried on a copy).
         In a try, what only reports a failure is allowed too: an import the sandbox lacks
         in its body, when a handler catches the ImportError (``try: from scipy.special
-        import softmax`` / ``except ImportError: def softmax...`` then runs as it would
-        here), and a print or raise in a handler."""
+        import logsumexp`` / ``except ImportError: def logsumexp...`` then runs as it
+        would here), and a print or raise in a handler."""
         trial = self.copy()
         if isinstance(statement, ast.If):
             reason = trial._evaluated_reason([statement.test], binds_graded=False)
@@ -295,8 +295,8 @@ class Selection:
 def unused_values(kept: list[tuple[ast.stmt, str]]) -> set[int]:
     """The kept statements (by index; each with its Decision's reason) that only compute
     values nothing graded needs: no function, class or graded name uses them, directly or
-    through another value. Such a value is demo data (``scores = Q @ K``, ``out, A =
-    attention(Q, K, V)``), and computing it could only fail or take time."""
+    through another value. Such a value is demo data (``scores = Q @ K``, ``out =
+    head(Q, K, V)``), and computing it could only fail or take time."""
     needed = set().union(*(_globals_used(statement) for statement, reason in kept if not reason))
     unused = set()
     for index in range(len(kept) - 1, -1, -1):
@@ -310,13 +310,13 @@ def unused_values(kept: list[tuple[ast.stmt, str]]) -> set[int]:
     return unused
 
 
-def defines_code(statement: ast.stmt) -> bool:
+def defines_code(statement: ast.stmt, graded: frozenset[str]) -> bool:
     """Imports, functions, classes, the graded names, and blocks holding any of them:
     kept whether or not anything uses them."""
     for node in ast.walk(statement):
         if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return True
-    return bool(bound_names(statement) & set(GRADED))
+    return bool(bound_names(statement) & graded)
 
 
 def _globals_used(statement: ast.stmt) -> set[str]:

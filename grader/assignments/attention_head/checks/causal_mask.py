@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from grader import expect
-from grader.checks import check
+from grader.checking import check
 
 
 @check(n=st.integers(1, 16), max_examples=16)

@@ -6,23 +6,19 @@ reference's own RuntimeWarnings (nan for a fully masked row) are silenced here.
 
 from __future__ import annotations
 
-import importlib.util
-from functools import cache
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from grader.resources import REFERENCE_HEAD, project_file
+from grader.assignments import reference_module
+
+HEAD = "reference/attention.py"
 
 
-@cache
 def _head() -> ModuleType:
-    path = project_file(REFERENCE_HEAD)
-    spec = importlib.util.spec_from_file_location("grader_reference_head", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return reference_module(HEAD)
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -35,5 +31,20 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | No
         return _head().attention(*(np.asarray(a, dtype=float) for a in (Q, K, V)), mask)
 
 
+def self_attention(
+    X: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, mask: np.ndarray | None = None  # noqa: N803
+) -> tuple[Any, Any]:
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
 def causal_mask(n: int) -> np.ndarray:
     return _head().causal_mask(n)
+
+
+# What the reference answers to each function's calls (examples, diagnoses, pictures).
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "softmax": softmax,
+    "attention": attention,
+    "self_attention": self_attention,
+    "causal_mask": causal_mask,
+}

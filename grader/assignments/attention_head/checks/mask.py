@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from grader import expect, reference, strategies
-from grader.checks import check
+from grader import expect
+from grader.assignments.attention_head import reference, strategies
+from grader.checking import check
 
 CALL = "attention(Q, K, V, mask)"
 

@@ -1,14 +1,16 @@
-"""The property checks, one module per function (or property family) under test.
+"""How a property check is written: the :func:`check` decorator and Hypothesis's settings.
 
-A check is a function named ``test_<name>`` in ``grader/checks/<module>.py``; its stable
-id, used by rubrics and reports, is ``<module>.<name>`` (``softmax.py::test_axis`` is
-``softmax.axis``). Renaming one changes the report contract.
+Each assignment keeps its checks in ``grader/assignments/<name>/checks/``, one module
+per function (or property family) under test. A check is a function named
+``test_<name>`` in ``checks/<module>.py``; its stable id, used by rubrics and reports, is
+``<module>.<name>`` (``checks/mask.py::test_rows_sum_to_one`` is
+``mask.rows_sum_to_one``). Renaming one changes the report contract.
 
-To add a check: write the function here, decorated with :func:`check`, taking the
-``submission`` fixture first; then give its id points in the rubric. Call the student
-through ``submission`` (it returns plain arrays from the sandboxed worker), compare
-with :mod:`grader.reference` *after* the call returns, and fail through
-:mod:`grader.expect` so the student reads what broke.
+To add a check: write the function in one of those modules, decorated with
+:func:`check`, taking the ``submission`` fixture first; then give its id points in the
+rubric. Call the student through ``submission`` (``submission.<function>(...)`` returns
+plain arrays from the sandboxed worker), compare with the assignment's reference *after*
+the call returns, and fail through :mod:`grader.expect` so the student reads what broke.
 """
 
 from __future__ import annotations
