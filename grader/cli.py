@@ -368,6 +368,15 @@ def grade(
             )
         finally:
             progress.finish()
+    written_for_another = sum(
+        1 for report in reports
+        if any(note.startswith(assignments.WRITTEN_FOR_ANOTHER) for note in (report.source or {}).get("notes", []))
+    )
+    if written_for_another:
+        _warn(
+            f"{written_for_another} of {len(reports)} submissions define the functions of another assignment than "
+            f"{chosen.assignment} (each report says which): is --assignment right?"
+        )
     similar = None
     if similarity:
         files = {file.student: file for file in find_submissions(folder, assignments.get(chosen.assignment).handout)}

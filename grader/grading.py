@@ -69,8 +69,11 @@ def prepare(
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
-        source = sources.parse(content, suffix=suffix, assignment=assignments.get(rubric.assignment))
-        identity["source"] = replace(source, notes=(*source.notes, note)).summary() if note else source.summary()
+        assignment = assignments.get(rubric.assignment)
+        source = sources.parse(content, suffix=suffix, assignment=assignment)
+        notes = [note, assignments.another_assignments_note(set(source.defined_names), assignment)]
+        added = tuple(text for text in notes if text)
+        identity["source"] = replace(source, notes=(*source.notes, *added)).summary() if added else source.summary()
     except sources.Unusable as error:
         unusable = failed_run(
             rubric, str(error), kind="unusable_submission", duration_s=0.0, bounds=bounds.enforced(limits), **identity

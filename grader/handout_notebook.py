@@ -42,7 +42,7 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
     cells.append(nbformat.v4.new_code_cell("\n".join(ast.get_source_segment(template, node) for node in imports)))
     for node in module.body:
         if isinstance(node, ast.FunctionDef):
-            arguments = ast.get_source_segment(template, node.args)
+            arguments = ast.unparse(node.args)
             cells.append(nbformat.v4.new_markdown_cell(f"## `{node.name}({arguments})`"))
             cells.append(nbformat.v4.new_code_cell(ast.get_source_segment(template, node)))
     heading, example = assignment.worked_example

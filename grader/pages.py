@@ -132,6 +132,12 @@ def student_page(report: Report) -> str:
     return _page(f"{report.student}: {score_summary(report)}", body)
 
 
+def _assignment_title(reports: list[Report]) -> str:
+    """The title of the assignment a batch graded (its first report's; the default's when none)."""
+    name = reports[0].assignment if reports else assignments.DEFAULT
+    return assignments.get(name).title if name in assignments.NAMES else name
+
+
 def _captions(report: Report) -> dict[str, str]:
     """The pictures a report of its assignment has, in order, each with its sentence."""
     if report.assignment not in assignments.NAMES:  # a report of another grader's assignment
@@ -171,8 +177,9 @@ def class_page(
     grader.similarity.of_batch returns) the pairs that look copied."""
     scores = [report.score for report in reports]
     top = max((report.max_score for report in reports), default=0.0)
+    title = f"{_assignment_title(reports)}: class report"
     body = [
-        "<h1>Attention head: class report</h1>",
+        f"<h1>{escape(title)}</h1>",
         f"<p class=\"score\">{len(reports)} submissions &middot; mean {statistics.fmean(scores) if scores else 0:.1f}"
         f" &middot; median {statistics.median(scores) if scores else 0:g} of {top:g}</p>",
         "<h2>Scores</h2>",
@@ -204,7 +211,7 @@ def class_page(
     body.append("</table>")
     if similarity is not None:
         body += _similarity_section(*similarity)
-    return _page("Attention head: class report", body)
+    return _page(title, body)
 
 
 def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str]:

@@ -115,12 +115,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _assignment(config: pytest.Config) -> Assignment:
-    """The assignment ``--attention-assignment`` names; else the rubric's, else the default."""
+    """The assignment ``--attention-assignment`` names; else the rubric's; else the one whose
+    handout the (first) submission is named after, as ``grader check`` does; else the default."""
     name, rubric_path = config.getoption("attention_assignment"), config.getoption("attention_rubric")
     try:
         if name is not None:
             return assignments.get(name)
-        return assignments.get(load_rubric(Path(rubric_path)).assignment if rubric_path else assignments.DEFAULT)
+        if rubric_path:
+            return assignments.get(load_rubric(Path(rubric_path)).assignment)
+        return assignments.of_file(Path(config.getoption("attention_submission")[0])) or assignments.get()
     except GraderError as error:
         raise pytest.UsageError(str(error)) from None
 

@@ -522,7 +522,7 @@ class Submission(StudentFunctions):
         other = written_for_another(set(self.source.defined_names), self.assignment)
         if other is not None:
             return (
-                f"{self.source.name} does not define {function}(): it defines the functions of the assignment "
+                f"the file does not define {function}(): it defines the functions of the assignment "
                 f"{other.name} instead ({', '.join(other.function_names)}); grade it with --assignment {other.name}"
             )
         return f"{self.source.name} does not define {function}(){self.source.why_missing(function)}"

@@ -1,7 +1,8 @@
 """What a folder of submissions hands in: each submission's file, and the id it is graded under.
 
 A submission is ``DIR/<id>.py`` or ``DIR/<id>/<handout>.py`` (the assignment's handout:
-``attention.py`` for the first), or the same as a notebook
+``attention.py`` for the first), or the same as a notebook; a folder ``DIR/<id>/`` without
+one is a submission too, whose report says the file is missing
 (``.ipynb``); a Python file wins over a notebook of the same name beside it (the ``.py``
 a student exported from their notebook, say).
 
@@ -34,6 +35,8 @@ from grader.errors import UsageError
 from grader.safe_text import one_line
 from grader.sources.files import SubmissionFile
 
+# Folders an archive or an interpreter leaves beside the submissions: never a student's.
+ARTEFACTS = frozenset({"__MACOSX", "__pycache__"})
 RESERVED_IDS = frozenset({"summary", "index", "similarity"})  # summary.json; index.html (--html); similarity.json
 SUFFIXES = (".py", ".ipynb")  # in order of preference, for one student's two files
 # Room for the report's name (OUT/<id>.json, .html) and its temporary file's beside it
@@ -88,8 +91,11 @@ def _handed_in(folder: Path, entry: os.DirEntry, handout_stem: str) -> list[_Han
     if suffix in SUFFIXES:
         return [_HandedIn(stem, folder / entry.name)]
     if entry.is_dir(follow_symlinks=False):
+        if entry.name in ARTEFACTS:
+            return []
         inside = [folder / entry.name / f"{handout_stem}{kind}" for kind in SUFFIXES]
-        return [_HandedIn(entry.name, path) for path in inside if os.path.lexists(path)]
+        # A folder without the handout is a submission too: its report says what is missing.
+        return [_HandedIn(entry.name, path) for path in inside if os.path.lexists(path)] or [_HandedIn(entry.name, inside[0])]
     if entry.is_symlink() and entry.is_dir():  # a linked folder: reported, never entered
         return [_HandedIn(entry.name, folder / entry.name)]
     return []

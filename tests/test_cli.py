@@ -120,6 +120,21 @@ def test_grade_accepts_both_layouts_and_writes_the_gradebook(tmp_path, small_rub
     assert [(r["student"], r["score"], r["causal_mask.values"]) for r in rows] == [("ada", "6", "3"), ("bea", "0", "0")]
 
 
+def test_a_folder_without_the_handout_is_reported_not_skipped(tmp_path, small_rubric, isolation):
+    submissions = tmp_path / "submissions"
+    for folder in ("cy", "dee", "__MACOSX"):
+        (submissions / folder).mkdir(parents=True)
+    (submissions / "cy" / "solution.py").write_bytes(REFERENCE.read_bytes())
+    shutil.copyfile(REFERENCE, submissions / "dee" / "attention.py")
+    out = tmp_path / "out"
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation, "--jobs", 1)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.glob("*.json")) == ["cy.json", "dee.json", "summary.json"]
+    cy = json.loads((out / "cy.json").read_text())
+    assert (cy["status"], cy["score"]) == ("error", 0)
+    assert cy["error"] == "there is no cy/attention.py: the submission holds no file of that name"
+
+
 def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric, isolation):
     submissions = tmp_path / "submissions"
     submissions.mkdir()

@@ -219,6 +219,11 @@ def test_a_notebook_handout_is_the_template_as_cells_and_grades_like_it(tmp_path
     assert "grader check attention.ipynb --rubric rubric.toml" in (out / "README.md").read_text()
     notebook = nbformat.read(out / "attention.ipynb", as_version=4)
     nbformat.validate(notebook)
+    headings = [cell.source for cell in notebook.cells if cell.cell_type == "markdown" and cell.source.startswith("## `")]
+    assert headings == [
+        "## `softmax(x, axis=-1)`", "## `attention(Q, K, V, mask=None)`",
+        "## `self_attention(X, Wq, Wk, Wv, mask=None)`", "## `causal_mask(n)`",
+    ]
     code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
     python = "\n".join(source for source in code if not source.startswith("!"))  # the last cell is shell lines
     assert not _statements(project_file(REFERENCE_HEAD).read_text(encoding="utf-8")) & _statements(python)

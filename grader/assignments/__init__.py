@@ -81,6 +81,7 @@ class Assignment:
     """What the grader needs of one lesson (see the module docstring)."""
 
     name: str
+    title: str  # what its pages are headed with: "Attention head"
     functions: tuple[Function, ...]
     handout: str  # the file students hand in, as the template names it: "attention.py"
     task: str  # what that file holds, for a sentence: "the four functions from the lesson"
@@ -150,6 +151,20 @@ def of_file(path: Path) -> Assignment | None:
         if Path(get(name).handout).stem == path.stem:
             return get(name)
     return None
+
+
+WRITTEN_FOR_ANOTHER = "This file defines the functions of the assignment "
+
+
+def another_assignments_note(defined: set[str], assignment: Assignment) -> str | None:
+    """What a report says of a file written for another assignment (None: it is not one)."""
+    other = written_for_another(defined, assignment)
+    if other is None:
+        return None
+    return (
+        f"{WRITTEN_FOR_ANOTHER}{other.name} ({', '.join(other.function_names)}), not all of {assignment.name}'s: "
+        f"grade it with --assignment {other.name}."
+    )
 
 
 def written_for_another(defined: set[str], assignment: Assignment) -> Assignment | None:

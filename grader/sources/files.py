@@ -64,6 +64,8 @@ def read_submission(path: Path, limit: int, *, within: Path | None = None, follo
             if size > limit:
                 raise UsageError(f"{name} is {size} bytes; a submission of its kind may be at most {limit} bytes")
             content = _read_at_most(stream, limit + 1)
+    except FileNotFoundError:
+        raise UsageError(f"there is no {name}: the submission holds no file of that name") from None
     except OSError as error:
         raise UsageError(f"cannot read submission {name}: {error.strerror or error}") from None
     if len(content) > limit:

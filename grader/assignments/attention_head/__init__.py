@@ -24,6 +24,7 @@ def _mistakes():  # imported when a head is first diagnosed
 
 ASSIGNMENT = Assignment(
     name="attention_head",
+    title="Attention head",
     functions=(
         # The small calls probe a function that timed out: inputs every correct head, and
         # nearly every wrong one, answers at once (attention's is the lesson's worked example).
