@@ -39,7 +39,7 @@ from grader.errors import UsageError
 if TYPE_CHECKING:
     from grader.diagnoses import Mistakes
 
-NAMES = ("attention_head",)
+NAMES = ("attention_head", "multi_head")
 DEFAULT = "attention_head"
 FOLDER = Path(__file__).resolve().parent
 

@@ -1,0 +1,1 @@
+"""The multi-head checks: ``split_merge`` (split_heads, merge_heads) and ``multi_head_attention``."""

@@ -1,0 +1,86 @@
+"""Checks of ``split_heads(X, n_heads)`` and ``merge_heads(H)``: where each column goes."""
+
+import numpy as np
+
+from grader import expect
+from grader.assignments.multi_head import strategies
+from grader.checking import check
+
+# The handout's tiny example: 2 tokens, d_model 4, 2 heads of width 2.
+HANDOUT_X = np.array([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]])
+HANDOUT_HEADS = np.array([[[0.0, 1.0], [4.0, 5.0]], [[2.0, 3.0], [6.0, 7.0]]])
+
+
+def _columns(h: int, d_head: int) -> str:
+    return f"{h * d_head}:{(h + 1) * d_head}"
+
+
+@check()
+def test_handout_example(submission):
+    """The handout's example: head 0 of a (2, 4) X holds columns 0:2 of both tokens, head 1 columns 2:4."""
+    H = expect.array(submission.split_heads(HANDOUT_X, 2), "split_heads(X, 2)")
+    expect.close(H, HANDOUT_HEADS, "split_heads(X, 2)", rtol=0, atol=0)
+
+
+@check(xh=strategies.split_inputs())
+def test_split_shape(submission, xh):
+    """split_heads(X, n_heads) has shape (n_heads, n, d_head), with d_head = d_model // n_heads."""
+    X, n_heads = xh
+    H = expect.array(submission.split_heads(X, n_heads), "split_heads(X, n_heads)")
+    n, d_model = X.shape
+    expect.shape(H, (n_heads, n, d_model // n_heads), f"split_heads(X, {n_heads}) for X of shape {X.shape}")
+
+
+@check(xh=strategies.split_inputs(min_heads=2))
+def test_split_columns(submission, xh):
+    """Head h of split_heads(X, n_heads) is X[:, h*d_head:(h+1)*d_head]: its own columns, one row per token."""
+    X, n_heads = xh
+    H = expect.array(submission.split_heads(X, n_heads), "split_heads(X, n_heads)")
+    n, d_model = X.shape
+    d_head = d_model // n_heads
+    expect.shape(H, (n_heads, n, d_head), "split_heads(X, n_heads)")
+    for h in range(n_heads):
+        expect.close(H[h], X[:, h * d_head : (h + 1) * d_head], f"head {h} (should be X[:, {_columns(h, d_head)}])")
+
+
+@check(stack=strategies.head_stacks())
+def test_merge_shape(submission, stack):
+    """merge_heads(H) has shape (n, n_heads * d_head) for H of shape (n_heads, n, d_head)."""
+    n_heads, n, d_head = stack.shape
+    merged = expect.array(submission.merge_heads(stack), "merge_heads(H)")
+    expect.shape(merged, (n, n_heads * d_head), f"merge_heads(H) for H of shape {stack.shape}")
+
+
+@check(stack=strategies.head_stacks(min_heads=2))
+def test_merge_columns(submission, stack):
+    """merge_heads(H) puts head h back in columns h*d_head:(h+1)*d_head, token i in row i: it undoes split_heads."""
+    n_heads, n, d_head = stack.shape
+    merged = expect.array(submission.merge_heads(stack), "merge_heads(H)")
+    expect.shape(merged, (n, n_heads * d_head), "merge_heads(H)")
+    for h in range(n_heads):
+        columns = _columns(h, d_head)
+        got = merged[:, h * d_head : (h + 1) * d_head]
+        expect.close(got, stack[h], f"merge_heads(H)[:, {columns}] (should be head H[{h}])")
+
+
+@check(xh=strategies.split_inputs(min_heads=2))
+def test_round_trip(submission, xh):
+    """Splitting into heads and merging them back gives X again: merge_heads(split_heads(X, n_heads)) == X."""
+    X, n_heads = xh
+    H = expect.array(submission.split_heads(X, n_heads), "split_heads(X, n_heads)")
+    merged = expect.array(submission.merge_heads(H), "merge_heads(split_heads(X, n_heads))")
+    expect.close(merged, X, "merge_heads(split_heads(X, n_heads)), compared with X,")
+
+
+@check(xh=strategies.split_inputs(min_heads=2))
+def test_inputs_unchanged(submission, xh):
+    """split_heads and merge_heads leave the array they are given as they received it."""
+    X, n_heads = xh
+    split = submission.call("split_heads", [X, n_heads], return_args=True)
+    H = expect.array(split.value, "split_heads(X, n_heads)")
+    merge = submission.call("merge_heads", [H], return_args=True)
+    for call, name, before, after in (("split_heads", "X", X, split.args_after[0]), ("merge_heads", "H", H, merge.args_after[0])):
+        changed = not isinstance(after, np.ndarray) or before.shape != after.shape or not np.array_equal(before, after)
+        expect.holds(
+            not changed, f"{call} changed its argument {name} in place; work on a copy instead", expected=before, got=after
+        )

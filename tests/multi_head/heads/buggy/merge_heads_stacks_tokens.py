@@ -1,0 +1,33 @@
+"""merge_heads concatenates the heads along axis 0: (n_heads * n, d_head), heads stacked on top of
+each other."""
+# must-fail: split_merge.merge_shape, split_merge.merge_columns, split_merge.round_trip, multi_head_attention.shapes, multi_head_attention.worked_example, multi_head_attention.matches_reference
+# diagnosis: merge_heads_stacks_tokens
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def split_heads(X, n_heads):
+    n, d_model = X.shape
+    return X.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(H):
+    return np.concatenate(list(H))  # glue the heads back together
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
+    Q = split_heads(X @ Wq, n_heads)
+    K = split_heads(X @ Wk, n_heads)
+    V = split_heads(X @ Wv, n_heads)
+    d_head = Q.shape[-1]
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d_head)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return merge_heads(A @ V) @ Wo, A

@@ -1,0 +1,33 @@
+"""multi_head_attention takes softmax over axis 0, the heads, of the (n_heads, n, n) scores."""
+# must-fail: multi_head_attention.rows_sum_to_one, multi_head_attention.worked_example, multi_head_attention.matches_reference
+# diagnosis: mha_softmax_wrong_axis
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def split_heads(X, n_heads):
+    n, d_model = X.shape
+    return X.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(H):
+    n_heads, n, d_head = H.shape
+    return H.transpose(1, 0, 2).reshape(n, n_heads * d_head)
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
+    Q = split_heads(X @ Wq, n_heads)
+    K = split_heads(X @ Wk, n_heads)
+    V = split_heads(X @ Wv, n_heads)
+    d_head = Q.shape[-1]
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d_head)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=0)
+    return merge_heads(A @ V) @ Wo, A

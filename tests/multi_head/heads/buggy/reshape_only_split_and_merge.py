@@ -1,0 +1,34 @@
+"""split_heads and merge_heads both reshape without transposing: they undo each other, so the round
+trip passes, but both are wrong."""
+# must-fail: split_merge.handout_example, split_merge.split_columns, split_merge.merge_columns, multi_head_attention.worked_example, multi_head_attention.matches_reference
+# diagnosis: split_heads_reshape_only, merge_heads_no_transpose
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def split_heads(X, n_heads):
+    n, d_model = X.shape
+    return X.reshape(n_heads, n, d_model // n_heads)  # right shape, so it must be right
+
+
+def merge_heads(H):
+    n_heads, n, d_head = H.shape
+    return H.reshape(n, n_heads * d_head)
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
+    Q = split_heads(X @ Wq, n_heads)
+    K = split_heads(X @ Wk, n_heads)
+    V = split_heads(X @ Wv, n_heads)
+    d_head = Q.shape[-1]
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d_head)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return merge_heads(A @ V) @ Wo, A
