@@ -42,10 +42,10 @@ import grader.plugin  # noqa: F401, E402
 import grader.pytest_entry  # noqa: F401, E402
 from grader import assignments  # noqa: E402
 
-for _name in assignments.NAMES:
-    _package = importlib.import_module(assignments.get(_name).checks_package)
-    for _module in pkgutil.iter_modules(_package.__path__):
-        importlib.import_module(f"{_package.__name__}.{_module.name}")
+# The default assignment's checks; another's are imported by its first run (once per process).
+_package = importlib.import_module(assignments.get().checks_package)
+for _module in pkgutil.iter_modules(_package.__path__):
+    importlib.import_module(f"{_package.__name__}.{_module.name}")
 
 
 def _claim_protocol_fds() -> tuple[int, int]:

@@ -107,7 +107,7 @@ class ReferenceSubmission(StudentFunctions):
         kwargs = kwargs or {}
         self.recording.calls[-1].append((function, copy.deepcopy(list(args)), dict(kwargs), return_args))
         arguments = copy.deepcopy(list(args))
-        value = self.assignment.reference_functions[function](*arguments, **kwargs)
+        value = self.assignment.reference_functions()[function](*arguments, **kwargs)
         # The check gets what this frame decodes to, as from a worker running the
         # reference: a submission whose replies are these very bytes passes with it.
         frame = wire.answer_frame(value, arguments if return_args else None)

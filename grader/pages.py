@@ -142,7 +142,7 @@ def _captions(report: Report) -> dict[str, str]:
     """The pictures a report of its assignment has, in order, each with its sentence."""
     if report.assignment not in assignments.NAMES:  # a report of another grader's assignment
         return {name: name for name in report.pictures}
-    return {name: picture.caption for name, picture in assignments.get(report.assignment).pictures.items()}
+    return {name: picture.caption for name, picture in assignments.get(report.assignment).pictures().items()}
 
 
 def _histogram(scores: list[float], top: float, width: int = 480, height: int = 140) -> str:

@@ -388,7 +388,7 @@ def _pictures(submission: Submission) -> dict[str, Any]:
                 "student": diagnoses.weights(call(diagnoses.Probe(picture.function, picture.args)), picture.weights_index),
                 "reference": diagnoses.reference_weights(submission.assignment, name),
             }
-            for name, picture in submission.assignment.pictures.items()
+            for name, picture in submission.assignment.pictures().items()
         }
     except SubmissionError:
         return {}

@@ -11,7 +11,7 @@ Failure rules, which keep Hypothesis's shrinking sound:
   with the same error, and the next check gets a fresh worker;
 - a check that runs past its time budget fails the same way as a timed-out call;
 - a function that timed out in a check is called once more before the next check, on a
-  small input every head answers at once (its :attr:`grader.assignments.Function.small_call`); if it does not return
+  small input every head answers at once (the assignment's ``small_calls``); if it does not return
   there either, it hangs whatever it is given, and every later check that calls it fails
   at once, saying so, instead of waiting out one more call timeout (a head that loops
   forever is graded in a few call timeouts, not one per check; one that hangs only on
@@ -474,7 +474,7 @@ class Submission(StudentFunctions):
         docstring). The probe is no check's: its time counts against none."""
         for function in [name for name in self._timed_out_in if name not in self._probed]:
             self._probed.add(function)
-            args, described = self.assignment.by_name[function].small_call
+            args, described = self.assignment.small_calls()[function]
             self._check, self._check_started, self.example_calls = None, time.monotonic(), []
             try:
                 self._exchange(function, list(args), {}, False)

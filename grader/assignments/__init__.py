@@ -29,7 +29,7 @@ import functools
 import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -46,14 +46,12 @@ FOLDER = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class Function:
-    """One function students write: its parameters as the handout names them, the
-    signature feedback quotes, and a small call that any working version answers at once
-    (the probe of a function that timed out: see grader.proxy)."""
+    """One function students write: its parameters as the handout names them, and the
+    signature feedback quotes."""
 
     name: str
     parameters: tuple[str, ...]
     signature: str
-    small_call: tuple[tuple[Any, ...], str]
 
     def request(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The call a check's ``submission.<name>(*args, **kwargs)`` sends: an optional
@@ -90,9 +88,14 @@ class Assignment:
     template: Mapping[str, str]  # exported file -> its source, relative to the project
     lesson_code: str  # code every student is given, which similarity leaves out
     worked_example: tuple[str, str]  # a notebook handout's heading and cell to try the functions on
-    reference_functions: Mapping[str, Callable[..., Any]]  # name -> the trusted reference function
-    mistakes: Callable[[], Mistakes]  # imported when first needed: most runs diagnose nothing
-    pictures: Mapping[str, Picture] = field(default_factory=dict)
+    # The parts that need numpy are made when first asked for: the command that reads a
+    # file and scores it never imports numpy (about 60 ms).
+    reference_functions: Callable[[], Mapping[str, Callable[..., Any]]]  # name -> the trusted reference
+    # name -> a call any working version answers at once, and its words: the probe of a
+    # function that timed out (see grader.proxy)
+    small_calls: Callable[[], Mapping[str, tuple[tuple[Any, ...], str]]]
+    mistakes: Callable[[], Mistakes]  # most runs diagnose nothing
+    pictures: Callable[[], Mapping[str, Picture]]
 
     @property
     def package(self) -> str:

@@ -119,8 +119,8 @@ def weights(answer: Answer, index: tuple[int, ...] = ()) -> list[list[float | No
 
 @functools.cache
 def reference_weights(assignment: Assignment, name: str) -> list[list[float | None]] | None:
-    picture = assignment.pictures[name]
-    head = assignment.reference_functions[picture.function]
+    picture = assignment.pictures()[name]
+    head = assignment.reference_functions()[picture.function]
     return weights(run(head, Probe(picture.function, picture.args)), picture.weights_index)
 
 

@@ -1,10 +1,8 @@
-"""Fixed inputs the mistakes' probes and the pages' pictures share."""
+"""The lesson's worked example, which the hang probe, the checks' probes and the pages share."""
 
 from __future__ import annotations
 
 import numpy as np
-
-from grader.diagnoses import fixed_matrix as matrix  # noqa: F401 (for the probes and pictures)
 
 
 # The lesson's worked example (section 3): Q = K, and V.

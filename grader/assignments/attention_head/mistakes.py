@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from grader.assignments.attention_head import reference, steps
-from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V, matrix
-from grader.diagnoses import Answer, Mistake, Mistakes, Probe, changes_its_inputs, identical, same
+from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
+from grader.diagnoses import Answer, Mistake, Mistakes, Probe, changes_its_inputs, fixed_matrix as matrix, identical, same
 
 
 SQUARE = (matrix(1, 3, 3), matrix(2, 3, 3), matrix(3, 3, 3))

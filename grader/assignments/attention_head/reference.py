@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from grader.assignments import reference_module
-
-HEAD = "reference/attention.py"
+from grader.assignments.attention_head import REFERENCE_HEAD as HEAD
 
 
 def _head() -> ModuleType:

@@ -5,49 +5,82 @@ Students write ``split_heads``, ``merge_heads`` and ``multi_head_attention`` in
 own ``softmax``, and may write the lesson's ``attention`` to call per head. This folder
 holds the checks (``checks/``), the reference wrappers (``reference.py``), the strategies
 (``strategies.py``), the known mistakes (``mistakes.py``) and the pictures below.
+Nothing here imports numpy until it is asked for (see grader.assignments.Assignment).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+from typing import Any
 
 from grader.assignments import Assignment, Function, Picture
 from grader.assignments.attention_head.lesson import LESSON_CODE
-from grader.assignments.multi_head import reference
 
-# The pictures' call: 4 tokens, d_model 4, two heads of d_head 2, under a causal mask.
-_PICTURE_RNG = np.random.default_rng(31)
-_X = np.round(_PICTURE_RNG.normal(size=(4, 4)), 1)
-_WQ, _WK, _WV, _WO = (np.round(_PICTURE_RNG.normal(size=(4, 4)) / 2, 1) for _ in range(4))
-_CAUSAL = np.tril(np.ones((4, 4), dtype=bool))
+REFERENCE_HEAD = "reference/multi_head.py"
 
 
-def _mistakes():  # imported when a head is first diagnosed
+def _reference_functions() -> dict[str, Any]:
+    from grader.assignments.multi_head.reference import FUNCTIONS
+
+    return FUNCTIONS
+
+
+@functools.cache
+def _small_calls() -> dict[str, tuple[tuple[Any, ...], str]]:
+    """Inputs every working version answers at once."""
+    import numpy as np
+
+    return {
+        "split_heads": ((np.eye(2), 1), "split_heads(np.eye(2), 1)"),
+        "merge_heads": ((np.ones((1, 2, 2)),), "merge_heads(np.ones((1, 2, 2)))"),
+        "multi_head_attention": (
+            (np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), 1), "X and every W the 2x2 identity, one head"
+        ),
+    }
+
+
+def _mistakes():
     from grader.assignments.multi_head.mistakes import KNOWN
 
     return KNOWN
+
+
+@functools.cache
+def _pictures() -> dict[str, Picture]:
+    """Two heads' weights in one call: 4 tokens, d_model 4, two heads of d_head 2, causal."""
+    import numpy as np
+
+    rng = np.random.default_rng(31)
+    X = np.round(rng.normal(size=(4, 4)), 1)
+    Wq, Wk, Wv, Wo = (np.round(rng.normal(size=(4, 4)) / 2, 1) for _ in range(4))
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    return {
+        f"head_{head}": Picture(
+            "multi_head_attention",
+            (X, Wq, Wk, Wv, Wo, 2, causal),
+            f"Head {head} of multi_head_attention(X, Wq, Wk, Wv, Wo, 2, causal mask) on 4 tokens, d_model 4: "
+            "weight above the diagonal must be 0 and each row must sum to 1",
+            weights_index=(head,),
+        )
+        for head in (0, 1)
+    }
 
 
 ASSIGNMENT = Assignment(
     name="multi_head",
     title="Multi-head attention",
     functions=(
-        # The small calls probe a function that timed out: inputs every working version answers at once.
-        Function(
-            "split_heads", ("X", "n_heads"), "split_heads(X, n_heads)",
-            ((np.eye(2), 1), "split_heads(np.eye(2), 1)"),
-        ),
-        Function("merge_heads", ("H",), "merge_heads(H)", ((np.ones((1, 2, 2)),), "merge_heads(np.ones((1, 2, 2)))")),
+        Function("split_heads", ("X", "n_heads"), "split_heads(X, n_heads)"),
+        Function("merge_heads", ("H",), "merge_heads(H)"),
         Function(
             "multi_head_attention",
             ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask"),
             "multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None)",
-            ((np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), 1), "X and every W the 2x2 identity, one head"),
         ),
     ),
     handout="multi_head.py",
     task="split_heads, merge_heads and multi_head_attention from the handout",
-    reference=reference.HEAD,
+    reference=REFERENCE_HEAD,
     rubric="rubrics/multi_head.toml",
     template={
         "multi_head.py": "student_template/multi_head.py",
@@ -66,16 +99,8 @@ W = np.eye(4)
 out, A = multi_head_attention(X, W, W, W, W, 2)
 print(A.shape, A.sum(axis=-1))  # (2, 2, 2), every row sums to 1""",
     ),
-    reference_functions=reference.FUNCTIONS,
+    reference_functions=_reference_functions,
+    small_calls=_small_calls,
     mistakes=_mistakes,
-    pictures={
-        f"head_{head}": Picture(
-            "multi_head_attention",
-            (_X, _WQ, _WK, _WV, _WO, 2, _CAUSAL),
-            f"Head {head} of multi_head_attention(X, Wq, Wk, Wv, Wo, 2, causal mask) on 4 tokens, d_model 4: "
-            "weight above the diagonal must be 0 and each row must sum to 1",
-            weights_index=(head,),
-        )
-        for head in (0, 1)
-    },
+    pictures=_pictures,
 )

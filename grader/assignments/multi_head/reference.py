@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from grader.assignments import reference_module
-
-HEAD = "reference/multi_head.py"
+from grader.assignments.multi_head import REFERENCE_HEAD as HEAD
 
 
 def _head() -> ModuleType:
