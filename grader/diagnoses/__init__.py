@@ -66,6 +66,15 @@ class Mistake:
     shows_in: Callable[[list[Probe], list[Answer], list[Answer]], bool] | None = None
     # Functions it calls: a mistake there would show here too, so it must be right.
     builds_on: tuple[str, ...] = ()
+    # What the mistake does to this very head, read from its answers to the probes: the
+    # message's "{consequence}". A consequence is told only as the head's answers show it.
+    consequence: Callable[[list[Probe], list[Answer]], str] | None = None
+
+    def told(self, probes: list[Probe], answers: list[Answer]) -> str:
+        """The message for a head that gave ``answers`` to ``probes``."""
+        if self.consequence is None:
+            return self.message
+        return self.message.format(consequence=self.consequence(probes, answers))
 
 
 # What an assignment's inference of one function returns, from the head's answers to its probes.
@@ -200,7 +209,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
         else:
             matched = any(_shows_variant(known, variant, mistake.function, got) for variant in mistake.variants)
         if matched:
-            found.append({"id": mistake.id, "message": mistake.message})
+            found.append({"id": mistake.id, "message": mistake.told(probes, got)})
     named = {known.by_id[entry["id"]].function for entry in found}
     for function, (infer, builds_on) in known.inferred.items():
         if correct[function] or function in named or not all(_usable(known, f, correct, found) for f in builds_on):
@@ -210,7 +219,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
         for step in finding.steps:
             if step.mistake not in seen:
                 seen.add(step.mistake)
-                found.append({"id": step.mistake, "message": _message(known, step)})
+                found.append({"id": step.mistake, "message": _message(known, step, answers[function])})
         found += [{"id": OBSERVED, "message": sentence} for sentence in finding.observed]
     return found
 
@@ -223,9 +232,10 @@ def _usable(known: Mistakes, function: str, correct: dict[str, bool], found: lis
     return bool(ids) and ids <= known.modelled_downstream.get(function, frozenset())
 
 
-def _message(known: Mistakes, step: inference.Step) -> str:
+def _message(known: Mistakes, step: inference.Step, answers: list[Answer]) -> str:
     if step.message is None:
-        return known.by_id[step.mistake].message
+        mistake = known.by_id[step.mistake]
+        return mistake.told(known.probes[mistake.function], answers)
     return known.inferred_messages[step.message].format(words=step.words)
 
 

@@ -143,7 +143,29 @@ def _answers_differ_on_repeat(probes: list[Probe], answers: list[Answer], _: lis
 
 
 # Where the probes above sit in PROBES["attention"].
-NEAR_WORKED, REPEATED = 6, 1
+NEAR_WORKED, REPEATED, FULLY_MASKED = 6, 1, 4
+FULLY_MASKED_ROW = 0  # of PATTERN_3
+
+
+def _fully_masked_row(probes: list[Probe], answers: list[Answer]) -> str:
+    """What this head gives the fully masked row of the PATTERN_3 probe: uniform weights,
+    the row's weights with no mask at all, or other finite weights (a masked row's
+    consequence, as the head's own answer shows it)."""
+    finite = "a fully masked row then gets finite weights instead of nan"
+    value = answers[FULLY_MASKED].value
+    Q, K, V, _ = probes[FULLY_MASKED].args
+    try:
+        row = np.asarray(value[1], dtype=float)[FULLY_MASKED_ROW]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return finite
+    if row.shape != (K.shape[0],) or not np.all(np.isfinite(row)):
+        return finite
+    if np.allclose(row, 1.0 / K.shape[0], rtol=1e-4, atol=1e-5):
+        return "a fully masked row then becomes uniform weights instead of nan"
+    unmasked = reference.attention(Q, K, V)[1][FULLY_MASKED_ROW]
+    if np.allclose(row, unmasked, rtol=1e-4, atol=1e-5):
+        return "a fully masked row then gets the weights it would have with no mask at all instead of nan"
+    return finite
 
 
 MISTAKES: tuple[Mistake, ...] = (
@@ -288,11 +310,12 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mask_large_negative",
-        "attention fills masked scores with a large negative number instead of -inf: a fully masked "
-        "row then becomes uniform weights instead of nan, hiding a broken mask (section 2, second "
-        "note: 'A fully masked row yields nan; that's your signal you built the mask wrong').",
+        "attention gives masked scores a large negative number instead of -inf: {consequence}, hiding a "
+        "broken mask (section 2, second note: 'A fully masked row yields nan; that's your signal you "
+        "built the mask wrong').",
         "attention",
         tuple(_filled(value) for value in (-1e9, -1e10, -1e12, -1e30, np.finfo(np.float64).min)),
+        consequence=_fully_masked_row,
     ),
     Mistake(
         "default_causal",
