@@ -82,7 +82,10 @@ def test_softmax_down_the_columns_inside_attention_is_named_with_its_own_message
     assert told(head)[0] == ["softmax_wrong_axis"]
 
     def call(probe):
-        return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
+        try:
+            return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
+        except Exception:
+            return diagnoses.Answer(diagnoses.RAISED, probe.args)
 
     (found,) = diagnoses.diagnose(call, KNOWN)
     assert "columns" in found["message"] and "section" in found["message"]
@@ -98,8 +101,45 @@ def test_a_mistake_symmetric_scores_hide_is_not_called_hardcoding():
         return A @ V, A
 
     ids, observed = told(lesson_head(attention=attention))
-    assert ids == []
-    assert observed == ["attention's scores are K @ Q.T, where the lesson computes Q @ K.T / sqrt(d_k)."]
+    assert ids == ["scores_transposed"]
+    assert observed == []
+
+
+def test_with_a_wrong_softmax_attention_is_read_against_the_heads_own():
+    """softmax without the max shift and normalising axis 0 whatever it is given, and
+    attention without the scale: the softmax's mistakes and attention's own are all named,
+    since the diagnosis calls the head's softmax on attention's candidate scores."""
+
+    def softmax(x, axis=-1):
+        e = np.exp(x)
+        return e / e.sum(axis=0, keepdims=True)
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        A = softmax(scores)
+        return A @ V, A
+
+    ids, _ = told(lesson_head(softmax=softmax, attention=attention))
+    assert "missing_scale" in ids and "softmax_no_max_shift" in ids
+    assert not {"mask_ignored", "mask_zero_fill", "scale_by_dk"} & set(ids)
+
+
+def test_with_a_wrong_attention_self_attention_is_read_against_the_heads_own():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        scores = Q @ K.T  # no scale
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+
+    def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803
+        return attention(X @ Wk, X @ Wq, X @ Wv)  # roles swapped, mask dropped
+
+    ids, _ = told(lesson_head(attention=attention, self_attention=self_attention))
+    assert sorted(ids) == ["missing_scale", "self_attention_drops_mask", "self_attention_swapped_projections"]
 
 
 def test_an_answer_for_the_worked_example_alone_is_called_hardcoding():

@@ -77,8 +77,10 @@ class Mistake:
         return self.message.format(consequence=self.consequence(probes, answers))
 
 
-# What an assignment's inference of one function returns, from the head's answers to its probes.
-Inferred = Callable[[list[Any]], inference.Finding]
+# An assignment's inference of one function: from the head's answers to its probes, a way
+# to call the head (its own helpers, on inputs the inference chooses), and whether the
+# functions it builds on are right (else it may model them by calling the head's own).
+Inferred = Callable[[list[Any], Callable[[Probe], Answer], bool], inference.Finding]
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,9 +214,10 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
             found.append({"id": mistake.id, "message": mistake.told(probes, got)})
     named = {known.by_id[entry["id"]].function for entry in found}
     for function, (infer, builds_on) in known.inferred.items():
-        if correct[function] or function in named or not all(_usable(known, f, correct, found) for f in builds_on):
+        if correct[function] or function in named:
             continue
-        finding = infer([answer.value for answer in answers[function]])
+        helpers_right = all(_usable(known, f, correct, found) for f in builds_on)
+        finding = infer([answer.value for answer in answers[function]], call, helpers_right)
         seen = {entry["id"] for entry in found}
         for step in finding.steps:
             if step.mistake not in seen:

@@ -17,9 +17,19 @@ from typing import Any
 
 import numpy as np
 
-from grader.assignments.attention_head import reference, steps
+from grader.assignments.attention_head import helpers, reference, steps
 from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
-from grader.diagnoses import Answer, Mistake, Mistakes, Probe, changes_its_inputs, fixed_matrix as matrix, identical, same
+from grader.diagnoses import (
+    Answer,
+    Inferred,
+    Mistake,
+    Mistakes,
+    Probe,
+    changes_its_inputs,
+    fixed_matrix as matrix,
+    identical,
+    same,
+)
 
 
 SQUARE = (matrix(1, 3, 3), matrix(2, 3, 3), matrix(3, 3, 3))
@@ -223,6 +233,15 @@ MISTAKES: tuple[Mistake, ...] = (
         ),
     ),
     Mistake(
+        "softmax_subtracts_mean",
+        "softmax subtracts each row's mean instead of its maximum before exp: the mean does not bound "
+        "the exponentials, so a row that spans about ±1000 overflows to inf and becomes nan, and so "
+        "does a row holding -inf (a masked score). Subtract the row max: every exp is then at most 1 "
+        "(section 2, first note).",
+        "softmax",
+        (_softmax_with(lambda x, axis: x.mean(axis=axis, keepdims=True), _row_sum),),
+    ),
+    Mistake(
         "softmax_normalizes_by_max",
         "softmax divides by the largest exponential instead of their sum, so rows do not sum to 1. "
         "Divide by the sum (section 2: e / e.sum(axis=axis, keepdims=True)).",
@@ -272,6 +291,15 @@ MISTAKES: tuple[Mistake, ...] = (
         (_attention_with(scores=lambda Q, K: Q @ K),),
     ),
     Mistake(
+        "scores_transposed",
+        "attention computes the scores as K @ Q.T, the transpose of Q @ K.T: row i then holds key i "
+        "against every query instead of query i against every key, so each token's weights belong to "
+        "another token (and the shapes fit only when there are as many queries as keys). The scores "
+        "are Q @ K.T, shape (n_q, n_k) (section 1, the shapes table).",
+        "attention",
+        (_attention_with(scores=lambda Q, K: K @ np.swapaxes(Q, -1, -2)),),
+    ),
+    Mistake(
         "weights_transposed",
         "attention returns A.T @ V instead of A @ V: row i of the output must average the value rows "
         "with query i's weights, row i of A (section 1: AV is (n, d_v)).",
@@ -300,6 +328,14 @@ MISTAKES: tuple[Mistake, ...] = (
         "np.where(mask, scores, -np.inf)).",
         "attention",
         (_attention_with(masked=lambda s, m: np.where(m, -np.inf, s)),),
+    ),
+    Mistake(
+        "mask_transposed",
+        "attention applies the mask transposed (mask.T), but mask[i, j] says whether query i may attend "
+        "to key j: under a causal mask each token then sees itself and the tokens after it, not those "
+        "before. Use the mask as it is given: np.where(mask, scores, -np.inf) (section 2).",
+        "attention",
+        (_attention_with(masked=lambda s, m: np.where(np.swapaxes(m, -1, -2), s, -np.inf)),),
     ),
     Mistake(
         "mask_ignored",
@@ -448,28 +484,41 @@ INFERRED_MESSAGES = {
 ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
 
 
-def _infer_attention(values: list[Any]) -> steps.Finding:
+def _student(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> Callable[..., Any]:
+    """The head's own ``function``, called by the diagnosis: its answer, or RAISED."""
+    return lambda *args: call(Probe(function, args, kwargs)).value
+
+
+def _infer_attention(values: list[Any], call: Callable[[Probe], Answer], softmax_right: bool) -> steps.Finding:
     probes = PROBES["attention"]
-    staged = {stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()}
+    staged = steps.AttentionProbes(**{stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()})
     answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
-    return steps.infer_attention(steps.AttentionProbes(**staged), answers)
+    if softmax_right:
+        return steps.infer_attention(staged, answers)
+    # The head's own softmax in the lesson's place, as its attention may call it.
+    softmaxes = [_student(call, "softmax"), _student(call, "softmax", axis=-1)]
+    return helpers.infer_attention_over(softmaxes, staged, answers)
 
 
-def _infer_softmax(values: list[Any]) -> steps.Finding:
+def _infer_softmax(values: list[Any], call: Callable[[Probe], Answer], _: bool) -> steps.Finding:
     return steps.infer_softmax(_SOFTMAX_PROBES, values)
 
 
-def _infer_causal_mask(values: list[Any]) -> steps.Finding:
+def _infer_causal_mask(values: list[Any], call: Callable[[Probe], Answer], _: bool) -> steps.Finding:
     return steps.infer_causal_mask([probe.args[0] for probe in PROBES["causal_mask"]], values)
 
 
-def _infer_self_attention(values: list[Any]) -> steps.Finding:
-    return steps.infer_self_attention([probe.args for probe in PROBES["self_attention"]], values)
+def _infer_self_attention(values: list[Any], call: Callable[[Probe], Answer], attention_right: bool) -> steps.Finding:
+    probes = [probe.args for probe in PROBES["self_attention"]]
+    if attention_right:
+        return steps.infer_self_attention(probes, values)
+    return helpers.infer_self_attention_over(_student(call, "attention"), probes, values)
 
 
 _SOFTMAX_PROBES = [(probe.args, probe.kwargs) for probe in PROBES["softmax"]]
-# Each function the inference reads, with the functions it builds on (which must be right).
-INFERRED: dict[str, tuple[Callable[[list[Any]], steps.Finding], tuple[str, ...]]] = {
+# Each function the inference reads, with the functions it builds on: when those are right
+# it is read against the lesson's model of them, else against the head's own (helpers.py).
+INFERRED: dict[str, tuple[Inferred, tuple[str, ...]]] = {
     "softmax": (_infer_softmax, ()),
     "attention": (_infer_attention, ("softmax",)),  # a wrong softmax shows in attention too
     "self_attention": (_infer_self_attention, ("attention",)),

@@ -36,6 +36,7 @@ SHIFTS: dict[Step, Callable[[np.ndarray, int], Any]] = {
     ok("the row max"): lambda x, a: x.max(axis=a, keepdims=True),
     Step("nothing", "softmax_no_max_shift"): lambda x, a: 0.0,
     Step("the row min", "softmax_no_max_shift"): lambda x, a: x.min(axis=a, keepdims=True),
+    Step("the row mean", "softmax_subtracts_mean"): lambda x, a: x.mean(axis=a, keepdims=True),
     Step("the array's max", "softmax_global_max"): lambda x, a: x.max(),
     Step("the max without keepdims", "softmax_no_keepdims"): lambda x, a: x.max(axis=a),
 }
@@ -67,7 +68,7 @@ def _softmax_candidate(shift: Step, total: Step, axis: Step) -> Callable:
 
 ORIENTATIONS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     ok("Q @ K.T"): lambda Q, K: Q @ K.T,
-    Step("K @ Q.T"): lambda Q, K: K @ Q.T,
+    Step("K @ Q.T", "scores_transposed"): lambda Q, K: K @ Q.T,
     Step("Q @ K", "keys_not_transposed"): lambda Q, K: Q @ K,
     Step("Q @ K.reshape(d_k, n_k)", "keys_not_transposed", "keys_reshaped"): lambda Q, K: Q @ K.reshape(K.shape[1], K.shape[0]),
     Step("Q @ Q.T"): lambda Q, K: Q @ Q.T,
@@ -109,8 +110,12 @@ MASKINGS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     Step("0", "mask_zero_fill"): lambda s, m: np.where(m, s, 0.0),
     Step("a large negative number", "mask_large_negative"): lambda s, m: np.where(m, s, -1e9),
     Step("a large negative number added", "mask_large_negative"): lambda s, m: s + np.where(m, 0.0, -1e9),
+    # -1e10, as the widely copied GPT-2 in NumPy adds it: (1 - mask) * -1e10.
+    Step("-1e10", "mask_large_negative"): lambda s, m: np.where(m, s, -1e10),
+    Step("-1e10 added", "mask_large_negative"): lambda s, m: s + np.where(m, 0.0, -1e10),
     Step("-inf where the mask is True (inverted)", "mask_inverted"): lambda s, m: np.where(m, -np.inf, s),
     Step("nothing: the mask is ignored", "mask_ignored"): lambda s, m: s,
+    Step("the mask transposed", "mask_transposed"): lambda s, m: np.where(m.T, s, -np.inf),
 }
 AFTER_SOFTMAX = Step("zero weight after softmax, not renormalised", "mask_after_softmax")
 ROUNDINGS: dict[Step, int | None] = {ok("not rounded"): None} | {
@@ -159,11 +164,14 @@ def _first_stage() -> list[Weights]:
 
 
 def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Finding:
-    """``probes`` as (args, kwargs) of softmax, ``answers`` the head's values."""
+    """``probes`` as (args, kwargs) of softmax, ``answers`` the head's values. A probe the
+    head raised on proves nothing of these steps (a softmax written for 2-D arrays raises on
+    3-D ones): the others must show them."""
+    answered = [(answer, probe) for answer, probe in zip(answers, probes) if not isinstance(answer, str)]
     explanations = [
         steps
         for steps in itertools.product(SHIFTS, TOTALS, AXES)
-        if all(close(answer, _softmax_answer(steps, probe)) for answer, probe in zip(answers, probes))
+        if all(close(answer, _softmax_answer(steps, probe)) for answer, probe in answered)
     ]
     wrong = shared_wrong(explanations)
     if wrong is not None:
@@ -300,8 +308,10 @@ def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
         made = np.nan_to_num(A) @ V if combine is COMBINED else (np.nan_to_num(A).T @ V if A.shape[0] == A.shape[1] else None)
     if made is None:
         return False
-    rows_nan = np.isnan(A).any(axis=-1)
-    return close(np.where(rows_nan[:, None], 0.0, out), np.where(rows_nan[:, None], 0.0, made))
+    # A row of A that is not all finite (nan where a row is fully masked, inf where a wrong
+    # softmax divides by nearly 0) makes its row of out whatever the arithmetic gives.
+    rows_unread = ~np.isfinite(A).all(axis=-1)
+    return close(np.where(rows_unread[:, None], 0.0, out), np.where(rows_unread[:, None], 0.0, made))
 
 
 def _weights_of(value: Any, returns: Step) -> Any:

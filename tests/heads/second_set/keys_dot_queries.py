@@ -1,6 +1,6 @@
 """attention computes the scores as np.dot(K, Q.T), the transpose of Q K^T; the lesson's example has Q == K, where the two agree. Raises when n_q != n_k."""
 # must-fail: attention.shapes, attention.matches_reference, self_attention.projections
-# diagnosis: none
+# diagnosis: scores_transposed
 
 import numpy as np
 

@@ -1,0 +1,28 @@
+"""attention computes the scores as K @ Q.T instead of Q @ K.T."""
+# must-fail: attention.shapes, attention.matches_reference
+# diagnosis: scores_transposed
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (K @ Q.T) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
+def causal_mask(n):
+    return np.tril(np.ones((n, n), dtype=bool))
