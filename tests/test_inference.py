@@ -214,3 +214,30 @@ def test_a_head_off_by_a_little_everywhere_is_not_called_hardcoding():
     ids, observed = told(lesson_head(softmax=softmax))
     assert ids == []
     assert observed and "do not sum to 1" in observed[0]
+
+
+def test_a_helper_that_fails_when_called_again_loses_only_that_functions_reading():
+    """After the probes, the diagnosis calls the head's own softmax; if that call fails (a
+    hang or a crash in the sandbox), what the probes proved is still told."""
+
+    def softmax(x, axis=-1):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        return e / e.sum()  # the whole array's sum
+
+    head = lesson_head(softmax=softmax)
+    probes = sum(len(probes) for probes in KNOWN.probes.values())
+    made = []
+
+    def call(probe):
+        made.append(probe)
+        if len(made) > probes:
+            raise RuntimeError("the worker stopped answering")
+        try:
+            with np.errstate(all="ignore"):
+                return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
+        except Exception:
+            return diagnoses.Answer(diagnoses.RAISED, probe.args)
+
+    found = diagnoses.diagnose(call, KNOWN)
+    assert len(made) > probes  # the helper was called, and failed
+    assert [d["id"] for d in found] == ["softmax_global_normalization"]

@@ -193,7 +193,8 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
     then what the probes showed of a wrong function no mistake explains (``"id": "observed"``).
 
     ``call`` answers one probe; it raises to stop the diagnosis (a worker that timed out
-    or crashed), which then names no mistake.
+    or crashed), which then names no mistake, unless it is an inference that called it
+    (on the head's own helpers, after the probes): that function alone is then not read.
     """
     answers = {function: [call(probe) for probe in probes] for function, probes in known.probes.items()}
     expected = {function: list(_answers(known, known.reference[function], function)) for function in known.probes}
@@ -217,7 +218,10 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
         if correct[function] or function in named:
             continue
         helpers_right = all(_usable(known, f, correct, found) for f in builds_on)
-        finding = infer([answer.value for answer in answers[function]], call, helpers_right)
+        try:
+            finding = infer([answer.value for answer in answers[function]], call, helpers_right)
+        except Exception:  # a call of the head's own helper hung or crashed: this function is not read
+            continue
         seen = {entry["id"] for entry in found}
         for step in finding.steps:
             if step.mistake not in seen:
