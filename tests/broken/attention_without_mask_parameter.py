@@ -2,6 +2,7 @@
 # must-fail: mask.*, self_attention.mask_passed, attention.matches_reference, attention.inputs_unchanged
 # must-pass: softmax.*, causal_mask.*, attention.worked_example, attention.shapes, attention.rows_sum_to_one, attention.nonnegative, attention.convex_combination, attention.scaling, attention.large_logits, self_attention.projections, self_attention.permutation_equivariance, extension.batched
 # report-status: graded
+# diagnosis: self_attention_drops_mask
 
 import numpy as np
 
