@@ -91,6 +91,15 @@ def same_attention(
     close(got[0], expected[0], "out", rtol=rtol, atol=atol)
 
 
+def unchanged(function: str, name: str, before: Any, after: Any) -> None:
+    """The argument ``name`` of ``function`` is as it was passed (``after``: as the call left it)."""
+    changed = (
+        not isinstance(after, np.ndarray) or before.shape != after.shape
+        or not np.array_equal(before, after, equal_nan=True)
+    )
+    holds(not changed, f"{function} changed its argument {name} in place; work on a copy instead", expected=before, got=after)
+
+
 def finite(got: np.ndarray, what: str) -> None:
     bad = ~np.isfinite(got)
     if bad.any():

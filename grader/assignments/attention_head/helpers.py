@@ -36,10 +36,10 @@ from grader.assignments.attention_head.steps import (
     ROLE_ASSIGNMENTS,
     SCALES,
     AttentionProbes,
-    _attention_sentence,
-    _close_pair,
-    _returned_form,
-    _weights_of,
+    attention_sentence,
+    close_pair,
+    returned_form,
+    weights_of,
 )
 from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, lesson, shared_wrong
 
@@ -120,11 +120,11 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
     ``softmaxes``: as ``softmax(s)`` and as ``softmax(s, axis=-1)``) in the lesson's place."""
     every = [*probes.moderate, *probes.large, *probes.masked]
     values = [*answers["moderate"], *answers["large"], *answers["masked"]]
-    form = _returned_form(every, values)
+    form = returned_form(every, values)
     if form is None:
         return Finding([], [])
     returns, combine = form
-    own = {kind: [_weights_of(value, returns) for value in answers[kind]] for kind in answers}
+    own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
     explained: list[tuple[Step, ...]] = []
     for call in softmaxes:
         softmax = _remembered(call)
@@ -143,7 +143,7 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
     if wrong is None:  # unexplained, or the lesson's steps explain it: only what it returns is named
         return Finding(found if explained else [], [])
     named = [step for step in wrong if step.mistake is not None]
-    return Finding(found + named, [_attention_sentence(step) for step in wrong if step.mistake is None])
+    return Finding(found + named, [attention_sentence(step) for step in wrong if step.mistake is None])
 
 
 def infer_self_attention_over(attention: StudentCall, probes: list[tuple], answers: list[Any]) -> Finding:
@@ -165,7 +165,7 @@ def infer_self_attention_over(attention: StudentCall, probes: list[tuple], answe
             want = attention(Q, K, V) if mask is None else attention(Q, K, V, mask)
             if isinstance(want, str) and isinstance(answer, str):
                 continue
-            if not _close_pair(answer, want):
+            if not close_pair(answer, want):
                 fits = False
                 break
         if fits:

@@ -209,11 +209,11 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
     """``answers`` maps "moderate", "large", "masked" to the head's values for those probes."""
     every = [*probes.moderate, *probes.large, *probes.masked]
     values = [*answers["moderate"], *answers["large"], *answers["masked"]]
-    form = _returned_form(every, values)
+    form = returned_form(every, values)
     if form is None:
         return Finding([], _form_facts(every, values))
     returns, combine = form
-    own = {kind: [_weights_of(value, returns) for value in answers[kind]] for kind in answers}
+    own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
     found = [step for step in (returns, combine) if not step.correct]
     first = [w for w in _first_stage() if _matches(w, probes.moderate, own["moderate"])]
     shifted = [
@@ -236,10 +236,10 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
     if wrong is None:  # A is the lesson's: only what it returns can be wrong
         return Finding(found, [])
     named = [step for step in wrong if step.mistake is not None]
-    return Finding(found + named, [_attention_sentence(step) for step in wrong if step.mistake is None])
+    return Finding(found + named, [attention_sentence(step) for step in wrong if step.mistake is None])
 
 
-def _attention_sentence(step: Step) -> str:
+def attention_sentence(step: Step) -> str:
     for table, phrase in ((ORIENTATIONS, "attention's scores are {}"), (SCALES, "attention divides its scores by {}")):
         if step in table:
             return phrase.format(step.words) + ", where the lesson computes Q @ K.T / sqrt(d_k)."
@@ -280,7 +280,7 @@ COMBINED = ok("A @ V")
 COMBINED_TRANSPOSED = Step("A.T @ V", "weights_transposed")
 
 
-def _returned_form(probes: list[tuple], values: list[Any]) -> tuple[Step, Step] | None:
+def returned_form(probes: list[tuple], values: list[Any]) -> tuple[Step, Step] | None:
     """How the head returns (out, A) and makes out from its own A, if one way fits every answer."""
     for returns in (RETURNED, RETURNED_SWAPPED, RETURNED_TRANSPOSED):
         for combine in (COMBINED, COMBINED_TRANSPOSED):
@@ -314,7 +314,7 @@ def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
     return close(np.where(rows_unread[:, None], 0.0, out), np.where(rows_unread[:, None], 0.0, made))
 
 
-def _weights_of(value: Any, returns: Step) -> Any:
+def weights_of(value: Any, returns: Step) -> Any:
     if isinstance(value, str):
         return value
     A = value[0] if returns is RETURNED_SWAPPED else value[1]
@@ -474,13 +474,13 @@ def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
             A = weights(Q, K, V, mask if passes else None)
             return A @ V, A
 
-        if all(_close_pair(answer, evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
+        if all(close_pair(answer, evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
             explanations.append((roles, passing, OWN_SCALES[scale]))
     wrong = shared_wrong(explanations)
     return Finding([], []) if wrong is None else finding(wrong, "self_attention")
 
 
-def _close_pair(got: Any, want: Any) -> bool:
+def close_pair(got: Any, want: Any) -> bool:
     if isinstance(got, str) or isinstance(want, str):
         return close(got, want)
     if not (isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) == 2):

@@ -179,15 +179,8 @@ def test_inputs_unchanged(submission, inputs):
     reply = submission.call("multi_head_attention", list(inputs), return_args=True)
     names = ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask")
     for name, before, after in zip(names, inputs, reply.args_after):
-        if not isinstance(before, np.ndarray):
-            continue
-        changed = not isinstance(after, np.ndarray) or not np.array_equal(before, after, equal_nan=True)
-        expect.holds(
-            not changed,
-            f"multi_head_attention changed its argument {name} in place; work on a copy instead",
-            expected=before,
-            got=after,
-        )
+        if isinstance(before, np.ndarray):
+            expect.unchanged("multi_head_attention", name, before, after)
 
 
 @check(inputs=strategies.any_multi_head_inputs())
