@@ -84,12 +84,16 @@ def expectation(path: Path) -> Expectation:
 
 
 def head_id(path: Path) -> str:
-    return f"{path.parent.name}__{path.stem}"
+    """A head's name in a batch: its folders under tests/heads/ and its stem (wild/correct/x.py
+    is wild__correct__x), or its folder and stem elsewhere."""
+    parts = path.relative_to(HEADS).with_suffix("").parts if path.is_relative_to(HEADS) else (path.parent.name, path.stem)
+    return "__".join(parts)
 
 
 def known_heads() -> list[Path]:
     return (
         sorted(HEADS.glob("buggy/*.py")) + sorted(HEADS.glob("second_set/*.py")) + sorted(HEADS.glob("correct/*.py"))
+        + sorted(HEADS.glob("wild/*.py")) + sorted(HEADS.glob("wild/correct/*.py"))
         + [REFERENCE, TEMPLATE]
     )
 

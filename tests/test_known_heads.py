@@ -19,7 +19,11 @@ from grader.rubric import available_check_ids
 
 BUGGY = sorted(HEADS.glob("buggy/*.py"))
 SECOND_SET = sorted(HEADS.glob("second_set/*.py"))
-CORRECT = sorted(HEADS.glob("correct/*.py"))
+WILD = sorted(HEADS.glob("wild/*.py"))
+CORRECT = sorted(HEADS.glob("correct/*.py")) + sorted(HEADS.glob("wild/correct/*.py"))
+# Mistakes that compute the very same function as a known one, so no answer can tell them
+# apart: the head is told the known one, whose message covers both.
+SAME_FUNCTION = {"scale_after_exp": "missing_scale"}
 
 
 def test_reference_earns_full_marks_and_the_bonus(graded_heads, rubric):
@@ -48,7 +52,7 @@ def test_correct_heads_lose_no_points(graded_heads, rubric, path: Path):
     assert report.diagnoses == []
 
 
-@pytest.mark.parametrize("path", BUGGY + SECOND_SET, ids=[p.stem for p in BUGGY + SECOND_SET])
+@pytest.mark.parametrize("path", BUGGY + SECOND_SET + WILD, ids=[p.stem for p in BUGGY + SECOND_SET + WILD])
 def test_buggy_heads_fail_the_check_that_names_their_mistake(graded_heads, rubric, path: Path):
     declared = expectation(path)
     assert declared.must_fail, f"{path.name} names no check"
@@ -103,3 +107,34 @@ def test_every_known_mistake_has_a_buggy_head_that_shows_it():
 def test_the_reference_and_the_template_are_told_no_mistake(graded_heads):
     assert graded_heads[head_id(REFERENCE)].diagnoses == []
     assert graded_heads[head_id(TEMPLATE)].diagnoses == []
+
+
+def _told(report) -> set[str]:
+    return {diagnosis["id"] for diagnosis in report.diagnoses if diagnosis["id"] != "observed"}
+
+
+def test_no_head_is_told_a_mistake_it_does_not_make(graded_heads):
+    """The second set and the wild heads declare every mistake they make (the wild ones two
+    to four each, across functions): none may be told another."""
+    wrong = {}
+    for path in SECOND_SET + WILD:
+        declared = set(expectation(path).diagnoses) - {"none"}
+        allowed = declared | {SAME_FUNCTION[mistake] for mistake in declared if mistake in SAME_FUNCTION}
+        extra = _told(graded_heads[head_id(path)]) - allowed
+        if extra:
+            wrong[path.name] = sorted(extra)
+    assert wrong == {}
+
+
+def test_nine_in_ten_of_the_wild_heads_mistakes_are_named(graded_heads):
+    """Heads with several mistakes spread over the functions, in the styles of public code:
+    each function is read against the head's own helpers, so a wrong softmax does not hide
+    attention's mistakes. The figure README quotes."""
+    made = named = 0
+    for path in WILD:
+        declared = set(expectation(path).diagnoses)
+        told = _told(graded_heads[head_id(path)])
+        made += len(declared)
+        named += sum(1 for mistake in declared if mistake in told or SAME_FUNCTION.get(mistake) in told)
+    assert made >= 70
+    assert named / made >= 0.9, f"{named}/{made}"

@@ -69,6 +69,9 @@ class Mistake:
     # What the mistake does to this very head, read from its answers to the probes: the
     # message's "{consequence}". A consequence is told only as the head's answers show it.
     consequence: Callable[[list[Probe], list[Answer]], str] | None = None
+    # A mistake in what the function does besides its answers (it changes its inputs): the
+    # answers may still be wrong in other ways, which the inference then reads.
+    beside_answers: bool = False
 
     def told(self, probes: list[Probe], answers: list[Answer]) -> str:
         """The message for a head that gave ``answers`` to ``probes``."""
@@ -213,7 +216,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
             matched = any(_shows_variant(known, variant, mistake.function, got) for variant in mistake.variants)
         if matched:
             found.append({"id": mistake.id, "message": mistake.told(probes, got)})
-    named = {known.by_id[entry["id"]].function for entry in found}
+    named = {known.by_id[entry["id"]].function for entry in found if not known.by_id[entry["id"]].beside_answers}
     for function, (infer, builds_on) in known.inferred.items():
         if correct[function] or function in named:
             continue

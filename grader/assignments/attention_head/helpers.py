@@ -3,22 +3,22 @@
 A student's ``attention`` calls the student's ``softmax``; when that softmax is wrong,
 every answer of attention is wrong too, and the lesson's model of attention
 (:mod:`steps`) explains none of them. But the grader can call that softmax itself: here
-attention's own steps (the scores' orientation, the divisor, true or floor division, a
-default mask, how masked positions are treated) are searched with the student's softmax
-in the place of the lesson's, each candidate's scores sent to it, so a step of attention
-is named whatever softmax does. Likewise ``self_attention`` is searched over the
-student's own ``attention``: which projection makes Q, K and V, and whether the mask is
-passed on.
+attention's own steps (:class:`steps.Scores`: the scores' orientation, the divisor and
+where it divides, a default mask, how the mask is read and applied; and rounding) are
+searched with the student's softmax in the place of the lesson's, each candidate's
+scores sent to it, so a step of attention is named whatever softmax does. Likewise
+``self_attention`` is searched over the student's own ``attention``: which projection
+makes Q, K and V and how, and whether the mask is passed on.
 
 A step is named only when every combination that reproduces all of the head's answers has
 it wrong the same way (as in :mod:`steps`); when none does (an attention with its own
 inline softmax, say), nothing is said of it here. These calls are made only for a head
-whose helper is wrong, after its checks.
+that failed a check, after its checks: when a helper is wrong, or when the lesson's model
+of the helper explains nothing.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,77 +27,55 @@ from typing import Any
 import numpy as np
 
 from grader.assignments.attention_head.steps import (
-    AFTER_SOFTMAX,
-    DEFAULT_MASKS,
-    DIVISIONS,
     MASK_PASSING,
     MASKINGS,
-    ORIENTATIONS,
-    ROLE_ASSIGNMENTS,
-    SCALES,
+    ROUNDINGS,
     AttentionProbes,
+    Scores,
     attention_sentence,
     close_pair,
+    first_stage,
+    project,
+    projections,
     returned_form,
+    rounding_of,
+    shown,
     weights_of,
 )
-from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, lesson, shared_wrong
+from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, shared_wrong
 
 # The student's function as the diagnosis calls it: arguments in, its answer (or RAISED) out.
 StudentCall = Callable[..., Any]
 
 
 @dataclass(frozen=True)
-class Scores:
-    """One way of computing attention's scores and applying its mask, before softmax."""
+class Reading:
+    """How the head's answers are read: what they show of A (``returns``), and the
+    decimals its weights are rounded to."""
 
-    orientation: Step
-    scale: Step
-    division: Step
-    default_mask: Step
-    masking: Step = lesson(MASKINGS)
+    returns: Step
+    decimals: int | None
 
-    def steps(self) -> tuple[Step, ...]:
-        return (self.orientation, self.scale, self.division, self.default_mask, self.masking)
-
-    def weights(self, softmax: StudentCall, probe: tuple) -> Any:
-        """A as this way computes it with ``softmax``: the scores through the student's softmax."""
-        Q, K, V = probe[:3]
-        mask = probe[3] if len(probe) > 3 else None
+    def candidate(self, scores: Scores, softmax: StudentCall, probe: tuple) -> Any:
+        """What ``scores`` with the student's softmax would show, read the same way."""
         try:
-            nq, dk = Q.shape
-            nk, dv = V.shape
             with np.errstate(all="ignore"):
-                s = DIVISIONS[self.division](ORIENTATIONS[self.orientation](Q, K), SCALES[self.scale](dk, dv, nq, nk))
-        except (ValueError, ZeroDivisionError):
+                A = scores.weights(softmax, probe)
+        except (ValueError, TypeError, ZeroDivisionError):
             return RAISED
-        if mask is None and DEFAULT_MASKS[self.default_mask]:
-            mask = np.tril(np.ones(s.shape, dtype=bool))
-        after = self.masking is AFTER_SOFTMAX
-        if mask is not None and not after:
-            with np.errstate(all="ignore"):
-                s = MASKINGS[self.masking](s, mask)
-        A = softmax(s)
-        if isinstance(A, str) or mask is None or not after:
-            return A
-        try:
-            return np.where(mask, np.asarray(A, dtype=float), 0.0)
-        except (TypeError, ValueError):
-            return RAISED
+        A = A if isinstance(A, str) or self.decimals is None else np.round(A, self.decimals)
+        return shown(A, probe, self.returns)
 
 
-def _first_stage() -> list[Scores]:
-    return [Scores(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, DEFAULT_MASKS)]
-
-
-def _matches(scores: Scores, softmax: StudentCall, probes: tuple[tuple, ...], answers: list[Any]) -> bool:
-    """Whether ``scores`` with the student's softmax gives the head's A on every probe it
-    answered (a probe the head raised on proves nothing)."""
+def _matches(scores: Scores, softmax: StudentCall, probes: tuple[tuple, ...], answers: list[Any], reading: Reading) -> bool:
+    """Whether ``scores`` with the student's softmax gives what the head's answers show on
+    every probe it answered (a probe the head raised on proves nothing)."""
+    atol = 1e-5 if reading.decimals is None else 0.5 * 10.0**-reading.decimals + 1e-9
     for probe, answer in zip(probes, answers):
         if isinstance(answer, str):
             continue
-        want = scores.weights(softmax, probe)
-        if isinstance(want, str) or not close(answer, want):
+        want = reading.candidate(scores, softmax, probe)
+        if isinstance(want, str) or not close(answer, want, atol=atol):
             return False
     return True
 
@@ -125,19 +103,21 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
         return Finding([], [])
     returns, combine = form
     own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
+    # A head that rounds its weights: the candidates are rounded the same way.
+    reading = Reading(returns, rounding_of(own["moderate"], returns))
+    rounding = [step for step, places in ROUNDINGS.items() if places == reading.decimals]
     explained: list[tuple[Step, ...]] = []
     for call in softmaxes:
         softmax = _remembered(call)
-        alive = _first_stage()
+        alive = first_stage()
         for stage in ("moderate", "large"):
             for probe, answer in zip(getattr(probes, stage), own[stage]):
-                alive = [scores for scores in alive if _matches(scores, softmax, (probe,), [answer])]
-        masked = [
-            dataclasses.replace(scores, masking=masking)
-            for scores in alive for masking in [*MASKINGS, AFTER_SOFTMAX]
-            if _matches(dataclasses.replace(scores, masking=masking), softmax, probes.masked, own["masked"])
+                alive = [scores for scores in alive if _matches(scores, softmax, (probe,), [answer], reading)]
+        explained += [
+            (*scores.masked(*masking).steps(), *rounding)
+            for scores in alive for masking in MASKINGS
+            if _matches(scores.masked(*masking), softmax, probes.masked, own["masked"], reading)
         ]
-        explained += [scores.steps() for scores in masked]
     found = [step for step in (returns, combine) if not step.correct]
     wrong = shared_wrong(explained)
     if wrong is None:  # unexplained, or the lesson's steps explain it: only what it returns is named
@@ -150,25 +130,24 @@ def infer_self_attention_over(attention: StudentCall, probes: list[tuple], answe
     """Which projections make Q, K and V, and whether the mask is passed on, with the
     student's own attention (``attention(Q, K, V)`` or ``attention(Q, K, V, mask)``)."""
     explanations = []
-    for roles, passing in itertools.product(ROLE_ASSIGNMENTS, MASK_PASSING):
-        names, passes = ROLE_ASSIGNMENTS[roles], MASK_PASSING[passing]
+    for (roles, projection), passing in itertools.product(projections(), MASK_PASSING):
+        passes = MASK_PASSING[passing]
         fits = True
         for probe, answer in zip(probes, answers):
             X, Wq, Wk, Wv = probe[:4]
             mask = probe[4] if len(probe) > 4 and passes else None
-            given = {"Wq": Wq, "Wk": Wk, "Wv": Wv}
             try:
-                Q, K, V = (X if name == "X" else X @ given[name] for name in names)
+                Q, K, V = project(roles, projection, X, Wq, Wk, Wv)
             except ValueError:
-                fits = False
-                break
-            want = attention(Q, K, V) if mask is None else attention(Q, K, V, mask)
+                want = RAISED
+            else:
+                want = attention(Q, K, V) if mask is None else attention(Q, K, V, mask)
             if isinstance(want, str) and isinstance(answer, str):
                 continue
             if not close_pair(answer, want):
                 fits = False
                 break
         if fits:
-            explanations.append((roles, passing))
+            explanations.append((roles, projection, passing))
     wrong = shared_wrong(explanations)
     return Finding([], []) if wrong is None else finding(wrong, "self_attention")

@@ -36,6 +36,8 @@ SQUARE = (matrix(1, 3, 3), matrix(2, 3, 3), matrix(3, 3, 3))
 CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
 # Row 0 fully masked (its weights are nan), the others an arbitrary pattern.
 PATTERN_3 = np.array([[False, False, False], [True, False, True], [False, True, True]])
+# Each query sees itself and the keys after it: no row fully masked, and not causal.
+ANTI_CAUSAL_3 = np.triu(np.ones((3, 3), dtype=bool))
 # Close to the worked example and still with Q = K: a head that computes anything from its
 # input answers it nearly as it answers the example; a hardcoded one does not.
 NEAR_WORKED_QK = WORKED_QK * 1.25
@@ -61,12 +63,21 @@ PROBES: dict[str, list[Probe]] = {
         Probe("attention", (NEAR_WORKED_QK, NEAR_WORKED_QK, WORKED_V)),
         Probe("attention", DISTINCT_SIZES),
         Probe("attention", (matrix(8, 2, 4), matrix(9, 3, 4), matrix(10, 3, 5))),  # the second, again
+        # Every key masked for every query: a head that fills with a finite number shows it
+        # here even when its softmax turns one fully masked row to nan as -inf would.
+        Probe("attention", (*SQUARE, np.zeros((3, 3), dtype=bool))),
     ],
     "self_attention": [
         Probe("self_attention", (matrix(14, 3, 2), matrix(15, 2, 3), matrix(16, 2, 3), matrix(17, 2, 4))),
         Probe("self_attention", (matrix(14, 3, 2), matrix(15, 2, 3), matrix(16, 2, 3), matrix(17, 2, 4), CAUSAL_3)),
         # d_k = d_v: every assignment of the projections to Q, K and V runs, so each shows.
         Probe("self_attention", (matrix(14, 3, 2), matrix(15, 2, 3), matrix(16, 2, 3), matrix(24, 2, 3), CAUSAL_3)),
+        # Square weights: a head that projects with W.T runs, and shows it.
+        Probe("self_attention", (matrix(25, 3, 3), matrix(26, 3, 3), matrix(27, 3, 3), matrix(28, 3, 3), CAUSAL_3)),
+        # 2·d_k + d_v divisible by 3 with d_k != d_v: three equal parts of a fused projection
+        # run, and are not Q, K and V. The mask is not causal: an attention that applies a
+        # causal mask by default then shows whether self_attention passes this one on.
+        Probe("self_attention", (matrix(14, 3, 2), matrix(29, 2, 2), matrix(30, 2, 2), matrix(31, 2, 5), ANTI_CAUSAL_3)),
     ],
     "causal_mask": [Probe("causal_mask", (n,)) for n in (1, 2, 4)],
 }
@@ -148,34 +159,60 @@ def _only_the_worked_example(probes: list[Probe], answers: list[Answer], expecte
 
 def _answers_differ_on_repeat(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
     """The same call, made twice, answered differently (bit for bit)."""
-    first, again = answers[REPEATED], answers[-1]
+    first, again = answers[REPEATED], answers[AGAIN]
     return not identical(first.value, again.value)
 
 
 # Where the probes above sit in PROBES["attention"].
-NEAR_WORKED, REPEATED, FULLY_MASKED = 6, 1, 4
+NEAR_WORKED, REPEATED, AGAIN, FULLY_MASKED, ALL_MASKED = 6, 1, 8, 4, 9
 FULLY_MASKED_ROW = 0  # of PATTERN_3
 
 
 def _fully_masked_row(probes: list[Probe], answers: list[Answer]) -> str:
-    """What this head gives the fully masked row of the PATTERN_3 probe: uniform weights,
-    the row's weights with no mask at all, or other finite weights (a masked row's
-    consequence, as the head's own answer shows it)."""
-    finite = "a fully masked row then gets finite weights instead of nan"
-    value = answers[FULLY_MASKED].value
+    """What this head gives a fully masked row: uniform weights, the row's weights with no
+    mask at all, or other finite weights (a masked row's consequence, as the head's own
+    answers show it). The row of the PATTERN_3 probe tells, unless the head's softmax makes
+    it nan anyway; then the probe where every key is masked does."""
     Q, K, V, _ = probes[FULLY_MASKED].args
+    row = _finite_row(answers[FULLY_MASKED].value, K.shape[0])
+    if row is not None:
+        if np.allclose(row, 1.0 / K.shape[0], rtol=1e-4, atol=1e-5):
+            return "a fully masked row then becomes uniform weights instead of nan"
+        unmasked = reference.attention(Q, K, V)[1][FULLY_MASKED_ROW]
+        if np.allclose(row, unmasked, rtol=1e-4, atol=1e-5):
+            return "a fully masked row then gets the weights it would have with no mask at all instead of nan"
+        return "a fully masked row then gets finite weights instead of nan"
+    row = _finite_row(answers[ALL_MASKED].value, K.shape[0])
+    if row is None:
+        return "a fully masked row is then not guaranteed to be nan"
+    if np.allclose(row, 1.0 / K.shape[0], rtol=1e-4, atol=1e-5):
+        return "when every key is masked, the weights then become uniform instead of nan"
+    return "when every key is masked, the weights then stay finite instead of nan"
+
+
+def _finite_row(value: Any, keys: int) -> np.ndarray | None:
+    """Row FULLY_MASKED_ROW of the weights an answer ``(out, A)`` holds, if it is finite."""
     try:
         row = np.asarray(value[1], dtype=float)[FULLY_MASKED_ROW]
     except (TypeError, ValueError, IndexError, KeyError):
-        return finite
-    if row.shape != (K.shape[0],) or not np.all(np.isfinite(row)):
-        return finite
-    if np.allclose(row, 1.0 / K.shape[0], rtol=1e-4, atol=1e-5):
-        return "a fully masked row then becomes uniform weights instead of nan"
-    unmasked = reference.attention(Q, K, V)[1][FULLY_MASKED_ROW]
-    if np.allclose(row, unmasked, rtol=1e-4, atol=1e-5):
-        return "a fully masked row then gets the weights it would have with no mask at all instead of nan"
-    return finite
+        return None
+    return row if row.shape == (keys,) and np.all(np.isfinite(row)) else None
+
+
+def _raw_scores_output(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> tuple:  # noqa: N803
+    """The reference's weights, and an output made from the raw scores instead of them."""
+    return (Q @ np.swapaxes(K, -1, -2)) @ V, reference.attention(Q, K, V, mask)[1]
+
+
+def _scaled_after_softmax(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> tuple:  # noqa: N803
+    """softmax of the unscaled scores, then divided by sqrt(d_k)."""
+    d_k = Q.shape[-1]
+    A = reference.attention(Q * np.sqrt(d_k), K, V, mask)[1] / np.sqrt(d_k)  # Q·sqrt(d_k) undoes the lesson's scale
+    return A @ V, A
+
+
+def _lower_triangle(shape: tuple[int, ...]) -> np.ndarray:
+    return np.tril(np.ones(shape, dtype=bool))
 
 
 MISTAKES: tuple[Mistake, ...] = (
@@ -242,6 +279,15 @@ MISTAKES: tuple[Mistake, ...] = (
         (_softmax_with(lambda x, axis: x.mean(axis=axis, keepdims=True), _row_sum),),
     ),
     Mistake(
+        "softmax_reexpands_last_axis",
+        "softmax reduces along the axis it is given but puts the reduced axis back as the last one "
+        "([..., None]) instead of where it was, so only axis=-1 is right: for any other axis the max and "
+        "the sum broadcast against the wrong entries. keepdims=True keeps the axis in its place "
+        "(section 2: x.max(axis=axis, keepdims=True)).",
+        "softmax",
+        (_softmax_with(lambda x, axis: x.max(axis=axis)[..., None], lambda e, axis: e.sum(axis=axis)[..., None]),),
+    ),
+    Mistake(
         "softmax_normalizes_by_max",
         "softmax divides by the largest exponential instead of their sum, so rows do not sum to 1. "
         "Divide by the sum (section 2: e / e.sum(axis=axis, keepdims=True)).",
@@ -250,8 +296,9 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "missing_scale",
-        "attention never divides the scores by sqrt(d_k), so with large d_k the weights become "
-        "nearly one-hot. The formula is softmax(Q K^T / sqrt(d_k)) V (section 1, 'Why divide by sqrt(d_k)?').",
+        "attention's weights are those of unscaled scores: the scores are never divided by sqrt(d_k) before "
+        "softmax (a factor applied after exp cancels when softmax normalises), so with large d_k the weights "
+        "become nearly one-hot. The formula is softmax(Q K^T / sqrt(d_k)) V (section 1, 'Why divide by sqrt(d_k)?').",
         "attention",
         (_attention_with(scale=lambda Q, K, V: 1.0),),
     ),
@@ -269,6 +316,14 @@ MISTAKES: tuple[Mistake, ...] = (
         "square root. Write np.sqrt(d_k) or d_k ** 0.5 (section 2: / np.sqrt(d_k)).",
         "attention",
         (_attention_with(scale=lambda Q, K, V: Q.shape[-1] / 2),),
+    ),
+    Mistake(
+        "scale_after_softmax",
+        "attention divides the weights by sqrt(d_k) after softmax instead of the scores before it, so each "
+        "row of A sums to 1/sqrt(d_k) and the softmax itself sees unscaled scores. Scale the scores: "
+        "softmax(Q K^T / sqrt(d_k)) (section 2: scores = (Q @ K.T) / np.sqrt(d_k)).",
+        "attention",
+        (_scaled_after_softmax,),
     ),
     Mistake(
         "scale_wrong_dim",
@@ -300,11 +355,26 @@ MISTAKES: tuple[Mistake, ...] = (
         (_attention_with(scores=lambda Q, K: K @ np.swapaxes(Q, -1, -2)),),
     ),
     Mistake(
+        "scores_wrong_key_index",
+        "attention's scores pair each query with the key of its own index (Q[i] · K[i]) for every key j, "
+        "so every score in a row is the same and each query spreads its weight evenly. Score i, j is "
+        "query i against key j: Q[i] · K[j], that is Q @ K.T (section 1, the shapes table).",
+        "attention",
+        (_attention_with(scores=steps.own_index_scores),),
+    ),
+    Mistake(
         "weights_transposed",
         "attention returns A.T @ V instead of A @ V: row i of the output must average the value rows "
         "with query i's weights, row i of A (section 1: AV is (n, d_v)).",
         "attention",
         (_attention_with(combine=lambda A, V: A.T @ V),),
+    ),
+    Mistake(
+        "output_uses_raw_scores",
+        "attention computes its output from the raw scores, (Q @ K.T) @ V, instead of from the weights: "
+        "the output must average the value rows with the weights A, out = A @ V (section 2: return A @ V, A).",
+        "attention",
+        (_raw_scores_output,),
     ),
     Mistake(
         "mask_after_softmax",
@@ -328,6 +398,22 @@ MISTAKES: tuple[Mistake, ...] = (
         "np.where(mask, scores, -np.inf)).",
         "attention",
         (_attention_with(masked=lambda s, m: np.where(m, -np.inf, s)),),
+    ),
+    Mistake(
+        "mask_added_not_filled",
+        "attention adds the boolean mask to the scores (scores + mask), as code written for additive masks "
+        "does: True counts as 1, so allowed keys get 1 added and nothing is masked. The lesson's mask says "
+        "which keys each query may see: np.where(mask, scores, -np.inf) (section 2).",
+        "attention",
+        (_attention_with(masked=lambda s, m: s + m),),
+    ),
+    Mistake(
+        "mask_always_causal",
+        "attention ignores what the mask it is given says and applies a causal mask whenever one is given, "
+        "so any other mask (padding, say) is wrong. Apply the mask as given: np.where(mask, scores, -np.inf) "
+        "(section 2).",
+        "attention",
+        (_attention_with(masked=lambda s, m: np.where(_lower_triangle(s.shape), s, -np.inf)),),
     ),
     Mistake(
         "mask_transposed",
@@ -396,6 +482,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "instead, as the lesson's (Q @ K.T) / np.sqrt(d_k) does (section 2).",
         "attention",
         shows_in=changes_its_inputs,
+        beside_answers=True,
     ),
     Mistake(
         "hardcoded_example",
@@ -429,6 +516,32 @@ MISTAKES: tuple[Mistake, ...] = (
         (lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),),
     ),
     Mistake(
+        "causal_mask_allows_next",
+        "causal_mask also keeps the entry just above the diagonal (np.tril(..., k=1)), so each token sees the "
+        "next one: one step of the future leaks. Token i may see j <= i: np.tril with k=0 (section 2).",
+        "causal_mask",
+        (lambda n: np.tril(np.ones((n, n), dtype=bool), k=1),),
+    ),
+    Mistake(
+        "causal_mask_inverted",
+        "causal_mask marks the positions to hide (True above the diagonal, np.triu(..., k=1)); the lesson's "
+        "mask marks the positions a token may see: True where j <= i (section 2: mask == False means "
+        "weight 0).",
+        "causal_mask",
+        (lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),),
+    ),
+    Mistake(
+        "causal_mask_additive",
+        "causal_mask returns an additive mask (0 where a token may attend, -inf or a large negative number "
+        "elsewhere) instead of booleans: the lesson's attention reads mask == False as weight 0, so it needs "
+        "True where j <= i (section 2: dtype=bool).",
+        "causal_mask",
+        tuple(
+            (lambda n, fill=fill: np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, fill))
+            for fill in (-np.inf, -1e9, -1e10)
+        ),
+    ),
+    Mistake(
         "causal_mask_not_bool",
         "causal_mask returns numbers (0 and 1) instead of booleans; np.where(mask, ...) would treat "
         "any nonzero as True, but a mask is a bool array (section 2: dtype=bool).",
@@ -449,6 +562,24 @@ MISTAKES: tuple[Mistake, ...] = (
         "(section 2: return attention(X @ Wq, X @ Wk, X @ Wv, mask)).",
         "self_attention",
         (lambda X, Wq, Wk, Wv, mask=None: reference.attention(X @ Wq, X @ Wk, X @ Wv),),  # noqa: N803
+        builds_on=("attention",),
+    ),
+    Mistake(
+        "self_attention_transposes_weights",
+        "self_attention projects with the transposed weights (X @ Wq.T and likewise): that raises unless the "
+        "weights are square, and is wrong even then. Each weight matrix maps a token's d features to its "
+        "query, key or value: Q = X @ Wq (section 1, the shapes table).",
+        "self_attention",
+        (_self_attention_with(lambda X, Wq, Wk, Wv: (X @ Wq.T, X @ Wk.T, X @ Wv.T)),),
+        builds_on=("attention",),
+    ),
+    Mistake(
+        "self_attention_equal_split",
+        "self_attention multiplies X by Wq, Wk and Wv joined into one matrix and splits the result into three "
+        "equal parts: that is Q, K and V only when d_k == d_v, and raises or mixes them otherwise. Split at "
+        "d_k and 2·d_k, or project with each matrix: X @ Wq, X @ Wk, X @ Wv (section 1, the shapes table).",
+        "self_attention",
+        (_self_attention_with(lambda X, Wq, Wk, Wv: tuple(np.split(X @ np.concatenate([Wq, Wk, Wv], axis=-1), 3, axis=-1))),),
         builds_on=("attention",),
     ),
 )
@@ -481,7 +612,7 @@ INFERRED_MESSAGES = {
 
 
 # Which attention probes show what (see steps.infer_attention).
-ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, 4)}
+ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, FULLY_MASKED, ALL_MASKED)}
 
 
 def _student(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> Callable[..., Any]:
@@ -494,10 +625,14 @@ def _infer_attention(values: list[Any], call: Callable[[Probe], Answer], softmax
     staged = steps.AttentionProbes(**{stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()})
     answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
     if softmax_right:
-        return steps.infer_attention(staged, answers)
-    # The head's own softmax in the lesson's place, as its attention may call it.
+        found = steps.infer_attention(staged, answers)
+        if found.steps:
+            return found
+    # The head's own softmax in the lesson's place, as its attention may call it (also when
+    # its mistakes are modelled here, but the lesson's model explains nothing).
     softmaxes = [_student(call, "softmax"), _student(call, "softmax", axis=-1)]
-    return helpers.infer_attention_over(softmaxes, staged, answers)
+    over = helpers.infer_attention_over(softmaxes, staged, answers)
+    return over if over.steps or not softmax_right else found
 
 
 def _infer_softmax(values: list[Any], call: Callable[[Probe], Answer], _: bool) -> steps.Finding:
@@ -511,8 +646,11 @@ def _infer_causal_mask(values: list[Any], call: Callable[[Probe], Answer], _: bo
 def _infer_self_attention(values: list[Any], call: Callable[[Probe], Answer], attention_right: bool) -> steps.Finding:
     probes = [probe.args for probe in PROBES["self_attention"]]
     if attention_right:
-        return steps.infer_self_attention(probes, values)
-    return helpers.infer_self_attention_over(_student(call, "attention"), probes, values)
+        found = steps.infer_self_attention(probes, values)
+        if found.steps:
+            return found
+    over = helpers.infer_self_attention_over(_student(call, "attention"), probes, values)
+    return over if over.steps or not attention_right else found
 
 
 _SOFTMAX_PROBES = [(probe.args, probe.kwargs) for probe in PROBES["softmax"]]

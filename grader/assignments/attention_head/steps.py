@@ -3,18 +3,24 @@
 Each function is modelled as the lesson's steps, each step with the ways students get it
 wrong (see :mod:`grader.diagnoses.inference` for how the answers are explained):
 
-- softmax: the shift (row max, none, row min, the array's max, max without keepdims),
-  the total (row sum, the array's sum, row max, sum without keepdims) and the axis (as
-  given, 0 by default, always the last, always 0, always 1);
-- attention: what it returns (``(out, A)``, swapped, A transposed), how ``out`` comes from
-  its own A (``A @ V``, ``A.T @ V``); then A step by step: the scores (``Q K^T``, ``K Q^T``,
-  ``Q K``, ``Q Q^T``, ``K K^T``), the factor they are divided by, true or floor division,
-  softmax along rows or columns, with or without the max shift, a causal mask when none
-  is given, the treatment of masked positions, and rounding; the steps are searched in
-  stages (moderate unmasked probes, then large logits, then masks), each on the probes
-  where it shows;
-- self_attention: which of Wq, Wk, Wv (or X itself) makes each of Q, K and V, and
-  whether the mask is passed on.
+- softmax: the shift (row max, none, row min, row mean, the array's max, max without
+  keepdims or put back as the last axis), the total (row sum, the array's sum, row max,
+  sum without keepdims or put back as the last axis) and the axis (as given, 0 by
+  default, always the last, always 0, always 1);
+- attention: what it returns (``(out, A)``, swapped, A transposed), how ``out`` is made
+  (``A @ V``, ``A.T @ V``, the raw scores ``Q K^T V``); then A step by step
+  (:class:`Scores`): the scores (``Q K^T``, ``K Q^T``, ``Q K``, ``Q[i]·K[i]``, ``Q Q^T``,
+  ``K K^T``), the factor they are divided by, true or floor division, or ``sqrt(d_k)``
+  dividing the weights after softmax, a causal mask when none is given, which positions
+  the mask lets through (as given, inverted, transposed, ignored, always causal) and what
+  the others become (-inf, 0, a large negative number filled or added, the mask added as
+  numbers, zero weight after softmax); then softmax along rows or columns, with or without
+  the max shift, and rounding. The steps are searched in stages (moderate unmasked probes,
+  then large logits, then masks), each on the probes where it shows;
+- self_attention: which of Wq, Wk, Wv (or X itself) makes each of Q, K and V, how
+  (``X @ W``, ``X @ W.T``, three equal parts of one fused projection), and whether the
+  mask is passed on;
+- causal_mask: which triangle it keeps, and how (booleans, numbers, an additive mask).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.diagnoses.inference import Finding, Step, cached, close, evaluate, finding, lesson, ok, shared_wrong
+from grader.diagnoses.inference import RAISED, Finding, Step, cached, close, evaluate, finding, lesson, ok, shared_wrong
 
 # -- softmax ------------------------------------------------------------------------------
 
@@ -39,12 +45,14 @@ SHIFTS: dict[Step, Callable[[np.ndarray, int], Any]] = {
     Step("the row mean", "softmax_subtracts_mean"): lambda x, a: x.mean(axis=a, keepdims=True),
     Step("the array's max", "softmax_global_max"): lambda x, a: x.max(),
     Step("the max without keepdims", "softmax_no_keepdims"): lambda x, a: x.max(axis=a),
+    Step("the max put back as the last axis", "softmax_reexpands_last_axis"): lambda x, a: x.max(axis=a)[..., None],
 }
 TOTALS: dict[Step, Callable[[np.ndarray, int], Any]] = {
     ok("the row sum"): lambda e, a: e.sum(axis=a, keepdims=True),
     Step("the array's sum", "softmax_global_normalization"): lambda e, a: e.sum(),
     Step("the row max", "softmax_normalizes_by_max"): lambda e, a: e.max(axis=a, keepdims=True),
     Step("the sum without keepdims", "softmax_no_keepdims"): lambda e, a: e.sum(axis=a),
+    Step("the sum put back as the last axis", "softmax_reexpands_last_axis"): lambda e, a: e.sum(axis=a)[..., None],
 }
 AXES: dict[Step, Callable[[int | None], int]] = {
     ok("the axis given, -1 by default"): lambda given: -1 if given is None else given,
@@ -71,9 +79,20 @@ ORIENTATIONS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     Step("K @ Q.T", "scores_transposed"): lambda Q, K: K @ Q.T,
     Step("Q @ K", "keys_not_transposed"): lambda Q, K: Q @ K,
     Step("Q @ K.reshape(d_k, n_k)", "keys_not_transposed", "keys_reshaped"): lambda Q, K: Q @ K.reshape(K.shape[1], K.shape[0]),
+    Step("Q[i] · K[i] for every key j", "scores_wrong_key_index"): lambda Q, K: own_index_scores(Q, K),
     Step("Q @ Q.T"): lambda Q, K: Q @ Q.T,
     Step("K @ K.T"): lambda Q, K: K @ K.T,
 }
+
+
+def own_index_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """scores[i, j] = Q[i] · K[i], as a loop that indexes the key by the query's index
+    computes: there is no K[i] past the last key."""
+    if Q.shape[0] > K.shape[0]:
+        raise ValueError("no key for every query")
+    return np.repeat(np.sum(Q * K[: Q.shape[0]], axis=1)[:, None], K.shape[0], axis=1)
+
+
 # Divisors in the sizes of a call: d_k, d_v, n_q (queries), n_k (keys).
 SCALES: dict[Step, Callable[[int, int, int, int], float]] = {
     ok("sqrt(d_k)"): lambda dk, dv, nq, nk: np.sqrt(dk),
@@ -92,6 +111,11 @@ DIVISIONS: dict[Step, Callable[[np.ndarray, float], np.ndarray]] = {
     ok("/"): lambda s, c: s / c,
     Step("//", "floor_division"): lambda s, c: s // c,
 }
+# What the divisor divides: the scores, or the weights softmax made of them.
+SCALED: dict[Step, bool] = {
+    ok("the scores"): False,
+    Step("the weights, after softmax", "scale_after_softmax"): True,
+}
 NORMALISERS: dict[Step, int] = {
     ok("along each row"): -1,
     Step("down each column (axis 0)", "softmax_wrong_axis", "attention_softmax_axis"): 0,
@@ -104,60 +128,114 @@ DEFAULT_MASKS: dict[Step, bool] = {
     ok("no mask when none is given"): False,
     Step("a causal mask when none is given", "default_causal"): True,
 }
-# How masked positions (mask False) are treated, before softmax unless it says after.
-MASKINGS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    ok("-inf"): lambda s, m: np.where(m, s, -np.inf),
-    Step("0", "mask_zero_fill"): lambda s, m: np.where(m, s, 0.0),
-    Step("a large negative number", "mask_large_negative"): lambda s, m: np.where(m, s, -1e9),
-    Step("a large negative number added", "mask_large_negative"): lambda s, m: s + np.where(m, 0.0, -1e9),
+# Which positions the head lets through, read from the mask it is given (True: may attend).
+MASK_READINGS: dict[Step, Callable[[np.ndarray, tuple[int, ...]], np.ndarray]] = {
+    ok("the mask as given"): lambda m, shape: np.asarray(m, dtype=bool),
+    Step("the mask inverted", "mask_inverted"): lambda m, shape: ~np.asarray(m, dtype=bool),
+    Step("the mask transposed", "mask_transposed"): lambda m, shape: np.asarray(m, dtype=bool).T,
+    Step("every position: the mask is ignored", "mask_ignored"): lambda m, shape: np.ones(shape, dtype=bool),
+    Step("a causal mask, whatever mask is given", "mask_always_causal"): lambda m, shape: np.tril(np.ones(shape, dtype=bool)),
+}
+# What the scores of the positions not let through become, before softmax.
+MASK_FILLS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    ok("-inf"): lambda s, allowed: np.where(allowed, s, -np.inf),
+    Step("0", "mask_zero_fill"): lambda s, allowed: np.where(allowed, s, 0.0),
+    Step("a large negative number", "mask_large_negative"): lambda s, allowed: np.where(allowed, s, -1e9),
+    Step("a large negative number added", "mask_large_negative"): lambda s, allowed: s + np.where(allowed, 0.0, -1e9),
     # -1e10, as the widely copied GPT-2 in NumPy adds it: (1 - mask) * -1e10.
-    Step("-1e10", "mask_large_negative"): lambda s, m: np.where(m, s, -1e10),
-    Step("-1e10 added", "mask_large_negative"): lambda s, m: s + np.where(m, 0.0, -1e10),
-    Step("-inf where the mask is True (inverted)", "mask_inverted"): lambda s, m: np.where(m, -np.inf, s),
-    Step("nothing: the mask is ignored", "mask_ignored"): lambda s, m: s,
-    Step("the mask transposed", "mask_transposed"): lambda s, m: np.where(m.T, s, -np.inf),
+    Step("-1e10", "mask_large_negative"): lambda s, allowed: np.where(allowed, s, -1e10),
+    Step("-1e10 added", "mask_large_negative"): lambda s, allowed: s + np.where(allowed, 0.0, -1e10),
+    # A boolean mask added as numbers, as code written for additive masks does: nothing is masked.
+    Step("the mask added to the scores", "mask_added_not_filled"): lambda s, allowed: s + allowed,
 }
 AFTER_SOFTMAX = Step("zero weight after softmax, not renormalised", "mask_after_softmax")
+MASKINGS = [(reading, fill) for reading in MASK_READINGS for fill in [*MASK_FILLS, AFTER_SOFTMAX]]
 ROUNDINGS: dict[Step, int | None] = {ok("not rounded"): None} | {
     Step(f"rounded to {decimals} decimals", "rounds_weights"): decimals for decimals in range(1, 6)
 }
 
 
 @dataclass(frozen=True)
-class Weights:
-    """One way of computing A: a step of each kind."""
+class Scores:
+    """One way of computing attention's scores and of applying its mask: everything of A
+    but the softmax, which the lesson's model (:class:`Weights`) or the student's own
+    softmax (:mod:`helpers`) then applies."""
 
     orientation: Step
     scale: Step
     division: Step
-    normaliser: Step
     default_mask: Step
-    shift: Step = lesson(ATTENTION_SHIFTS)
-    masking: Step = lesson(MASKINGS)
+    scaled: Step = lesson(SCALED)
+    reading: Step = lesson(MASK_READINGS)
+    fill: Step = lesson(MASK_FILLS)
 
     def steps(self) -> tuple[Step, ...]:
-        return (self.orientation, self.scale, self.division, self.normaliser, self.default_mask, self.shift, self.masking)
+        return (self.orientation, self.scale, self.division, self.default_mask, self.scaled, self.reading, self.fill)
 
-    def __call__(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
+    def weights(self, softmax: Callable[[np.ndarray], Any], probe: tuple) -> Any:
+        """A as this way computes it around ``softmax``; raises ValueError where it would."""
+        Q, K, V = probe[:3]
+        mask = probe[3] if len(probe) > 3 else None
         nq, dk = Q.shape
         nk, dv = V.shape
-        s = DIVISIONS[self.division](ORIENTATIONS[self.orientation](Q, K), SCALES[self.scale](dk, dv, nq, nk))
-        if mask is None and DEFAULT_MASKS[self.default_mask]:
-            mask = np.tril(np.ones(s.shape, dtype=bool))
-        after = self.masking is AFTER_SOFTMAX
-        if mask is not None and not after:
-            s = MASKINGS[self.masking](s, mask)
+        divisor = SCALES[self.scale](dk, dv, nq, nk)
+        after_scale = SCALED[self.scaled]
+        s = ORIENTATIONS[self.orientation](Q, K)
+        if not after_scale:
+            s = DIVISIONS[self.division](s, divisor)
+        allowed = None
+        if mask is not None:
+            allowed = MASK_READINGS[self.reading](mask, s.shape)
+        elif DEFAULT_MASKS[self.default_mask]:
+            allowed = np.tril(np.ones(s.shape, dtype=bool))
+        after_mask = self.fill is AFTER_SOFTMAX
+        if allowed is not None and not after_mask:
+            s = MASK_FILLS[self.fill](s, allowed)
+        A = softmax(s)
+        if isinstance(A, str):
+            return A
+        A = np.asarray(A, dtype=float)
+        if allowed is not None and after_mask:
+            A = np.where(allowed, A, 0.0)
+        return DIVISIONS[self.division](A, divisor) if after_scale else A
+
+    def masked(self, reading: Step, fill: Step) -> Scores:
+        return dataclasses.replace(self, reading=reading, fill=fill)
+
+
+def first_stage() -> list[Scores]:
+    """Every way of computing the scores of an unmasked call (the masking is searched after)."""
+    return [
+        Scores(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, DEFAULT_MASKS, SCALED)
+        # Only sqrt(d_k) is searched after softmax: the named mistake is that divisor there.
+        if not SCALED[steps[4]] or (steps[1].correct and steps[2].correct)
+    ]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """One way of computing A with the lesson's softmax: the scores, then the softmax along
+    rows or columns, with or without the max shift."""
+
+    scores: Scores
+    normaliser: Step
+    shift: Step = lesson(ATTENTION_SHIFTS)
+
+    def steps(self) -> tuple[Step, ...]:
+        return (*self.scores.steps(), self.normaliser, self.shift)
+
+    def softmax(self, s: np.ndarray) -> np.ndarray:
         axis = NORMALISERS[self.normaliser]
         e = np.exp(s - s.max(axis=axis, keepdims=True) if ATTENTION_SHIFTS[self.shift] else s)
-        A = e / e.sum(axis=axis, keepdims=True)
-        return np.where(mask, A, 0.0) if mask is not None and after else A
+        return e / e.sum(axis=axis, keepdims=True)
+
+    def __call__(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
+        return self.scores.weights(self.softmax, (Q, K, V) if mask is None else (Q, K, V, mask))
 
 
 @functools.cache
 def _first_stage() -> list[Weights]:
-    return [
-        Weights(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, NORMALISERS, DEFAULT_MASKS)
-    ]
+    return [Weights(scores, normaliser) for scores in first_stage() for normaliser in NORMALISERS]
 
 
 # -- the three functions --------------------------------------------------------------------
@@ -215,21 +293,21 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
     returns, combine = form
     own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
     found = [step for step in (returns, combine) if not step.correct]
-    first = [w for w in _first_stage() if _matches(w, probes.moderate, own["moderate"])]
+    first = [w for w in _first_stage() if _matches(w, probes.moderate, own["moderate"], returns)]
     shifted = [
         _with_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
-        if _matches(_with_shift(w, shift), probes.large, own["large"])
+        if _matches(_with_shift(w, shift), probes.large, own["large"], returns)
     ]
     masked = [
-        _with_masking(w, masking) for w in shifted for masking in [*MASKINGS, AFTER_SOFTMAX]
-        if _matches(_with_masking(w, masking), probes.masked, own["masked"])
+        _with_masking(w, *masking) for w in shifted for masking in MASKINGS
+        if _matches(_with_masking(w, *masking), probes.masked, own["masked"], returns)
     ]
     explained = [w.steps() for w in masked]
-    decimals = _rounding_of(own["moderate"])
+    decimals = rounding_of(own["moderate"], returns)
     if not masked and decimals is not None:
         rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
         every_own = [*own["moderate"], *own["large"], *own["masked"]]
-        explained = [(*w.steps(), rounding) for w in _all_stages() if _matches(w, every, every_own, decimals)]
+        explained = [(*w.steps(), rounding) for w in _all_stages() if _matches(w, every, every_own, returns, decimals)]
     if not explained:
         return Finding([], _weights_facts(probes.moderate, own["moderate"]))
     wrong = shared_wrong(explained)
@@ -246,8 +324,11 @@ def attention_sentence(step: Step) -> str:
     return f"attention: {step.words}."
 
 
-def _rounding_of(weights: list[Any]) -> int | None:
-    """The decimals every finite weight is rounded to (1 to 5), if they all are."""
+def rounding_of(weights: list[Any], returns: Step) -> int | None:
+    """The decimals every finite weight is rounded to (1 to 5), if they all are (and the
+    head returns its weights)."""
+    if returns is RETURNED_OUT:
+        return None
     values = np.concatenate([np.ravel(A) for A in weights if not isinstance(A, str)] or [np.zeros(0)])
     values = values[np.isfinite(values)]
     if values.size == 0:
@@ -263,8 +344,8 @@ def _with_shift(weights: Weights, shift: Step) -> Weights:
     return dataclasses.replace(weights, shift=shift)
 
 
-def _with_masking(weights: Weights, masking: Step) -> Weights:
-    return dataclasses.replace(weights, masking=masking)
+def _with_masking(weights: Weights, reading: Step, fill: Step) -> Weights:
+    return dataclasses.replace(weights, scores=weights.scores.masked(reading, fill))
 
 
 @functools.cache
@@ -276,14 +357,17 @@ def _all_stages() -> list[Weights]:
 RETURNED = ok("(out, A)")
 RETURNED_SWAPPED = Step("(A, out)", "returns_swapped")
 RETURNED_TRANSPOSED = Step("(out, A.T)", "weights_transposed", "weights_returned_transposed")
+RETURNED_OUT = Step("out alone", "weights_not_returned")
 COMBINED = ok("A @ V")
 COMBINED_TRANSPOSED = Step("A.T @ V", "weights_transposed")
+COMBINED_RAW = Step("(Q @ K.T) @ V", "output_uses_raw_scores")
 
 
 def returned_form(probes: list[tuple], values: list[Any]) -> tuple[Step, Step] | None:
     """How the head returns (out, A) and makes out from its own A, if one way fits every answer."""
-    for returns in (RETURNED, RETURNED_SWAPPED, RETURNED_TRANSPOSED):
-        for combine in (COMBINED, COMBINED_TRANSPOSED):
+    for returns in (RETURNED, RETURNED_SWAPPED, RETURNED_TRANSPOSED, RETURNED_OUT):
+        # With out alone there is no A to see how out is made: the weights stages read out.
+        for combine in (COMBINED,) if returns is RETURNED_OUT else (COMBINED, COMBINED_TRANSPOSED, COMBINED_RAW):
             if all(_fits_form(probe, value, returns, combine) for probe, value in zip(probes, values)):
                 return returns, combine
     return None
@@ -292,9 +376,11 @@ def returned_form(probes: list[tuple], values: list[Any]) -> tuple[Step, Step] |
 def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
     if isinstance(value, str):
         return True  # raised: the weights stages say whether they should have
+    Q, K, V = probe[:3]
+    if returns is RETURNED_OUT:
+        return not isinstance(value, tuple) and np.shape(value) == (Q.shape[0], V.shape[1])
     if not isinstance(value, tuple) or len(value) != 2:
         return False
-    Q, K, V = probe[:3]
     out, A = (value[1], value[0]) if returns is RETURNED_SWAPPED else value
     try:
         out, A = np.asarray(out, dtype=float), np.asarray(A, dtype=float)
@@ -304,31 +390,51 @@ def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
         A = A.T
     if A.shape != (Q.shape[0], K.shape[0]) or out.shape != (Q.shape[0], V.shape[1]):
         return False
+    if combine is COMBINED_RAW:
+        return close(out, Q @ K.T @ V)
     with np.errstate(all="ignore"):
         made = np.nan_to_num(A) @ V if combine is COMBINED else (np.nan_to_num(A).T @ V if A.shape[0] == A.shape[1] else None)
     if made is None:
         return False
     # A row of A that is not all finite (nan where a row is fully masked, inf where a wrong
-    # softmax divides by nearly 0) makes its row of out whatever the arithmetic gives.
-    rows_unread = ~np.isfinite(A).all(axis=-1)
+    # softmax divides by nearly 0) makes its row of out whatever the arithmetic gives (with
+    # A.T @ V, a column of A makes its row of out).
+    rows_unread = ~np.isfinite(A).all(axis=-1 if combine is COMBINED else 0)
     return close(np.where(rows_unread[:, None], 0.0, out), np.where(rows_unread[:, None], 0.0, made))
 
 
 def weights_of(value: Any, returns: Step) -> Any:
+    """What an answer shows of A: A itself, or out when only out is returned (see :func:`shown`)."""
     if isinstance(value, str):
         return value
+    if returns is RETURNED_OUT:
+        return np.asarray(value, dtype=float)
     A = value[0] if returns is RETURNED_SWAPPED else value[1]
     A = np.asarray(A, dtype=float)
     return A.T if returns is RETURNED_TRANSPOSED else A
 
 
-def _matches(weights: Weights, probes: Iterable[tuple], answers: list[Any], decimals: int | None = None) -> bool:
-    """Whether ``weights`` gives the head's A on every probe the head answered (a call that
-    raised may have failed after A, in code this model does not cover: it proves nothing)."""
+def shown(A: Any, probe: tuple, returns: Step) -> Any:
+    """What a candidate's weights A would show in an answer returned as ``returns``."""
+    if isinstance(A, str) or returns is not RETURNED_OUT:
+        return A
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(A, dtype=float) @ probe[2]
+    except ValueError:  # A of a shape V does not fit: such an attention would raise
+        return RAISED
+
+
+def _matches(
+    weights: Weights, probes: Iterable[tuple], answers: list[Any], returns: Step, decimals: int | None = None
+) -> bool:
+    """Whether ``weights`` gives what the head's answers show of A on every probe the head
+    answered (a call that raised may have failed after A, in code this model does not cover:
+    it proves nothing)."""
     for probe, answer in zip(probes, answers):
         if isinstance(answer, str):
             continue
-        want = cached(weights, probe, lambda: evaluate(weights, probe))
+        want = shown(cached(weights, probe, lambda: evaluate(weights, probe)), probe, returns)
         if decimals is not None and not isinstance(want, str):
             want = np.round(want, decimals)
         if not close(answer, want, atol=1e-5 if decimals is None else 0.5 * 10.0**-decimals + 1e-9):
@@ -371,10 +477,14 @@ def _weights_facts(probes: tuple[tuple, ...], weights: list[Any]) -> list[str]:
     divisors = [_fitted_divisor(probe, A) for probe, A in zip(probes, weights)]
     known = [(probe, c) for probe, c in zip(probes, divisors) if c is not None]
     if len({probe[0].shape[1] for probe, _ in known}) >= 2:  # a ratio to d_k needs two d_k
-        for size, words in ((lambda dk: np.sqrt(dk), "sqrt(d_k)"), (lambda dk: dk, "d_k")):
+        for size, words in ((lambda dk: 1.0, ""), (lambda dk: np.sqrt(dk), "·sqrt(d_k)"), (lambda dk: dk, "·d_k")):
             ratios = [c / size(probe[0].shape[1]) for probe, c in known]
-            if max(ratios) - min(ratios) < 1e-3 * max(ratios) and abs(ratios[0] - 1) > 1e-3:
-                return [f"attention's scores look divided by {ratios[0]:.3g}·{words}, where the lesson divides by sqrt(d_k)."]
+            if max(ratios) - min(ratios) >= 1e-3 * max(ratios) or abs(ratios[0] - 1) <= 1e-3:
+                continue
+            if not words:  # the same number whatever d_k is, as a constant written for one example
+                return [f"attention's scores look divided by {ratios[0]:.4g} whatever d_k is, where the lesson "
+                        "divides by sqrt(d_k), d_k = Q.shape[-1]."]
+            return [f"attention's scores look divided by {ratios[0]:.3g}{words}, where the lesson divides by sqrt(d_k)."]
     return []
 
 
@@ -400,9 +510,20 @@ TRIANGLES: dict[Step, Callable[[int], np.ndarray]] = {
     ok("j <= i"): lambda n: np.tril(np.ones((n, n), dtype=bool)),
     Step("j >= i", "causal_mask_upper"): lambda n: np.triu(np.ones((n, n), dtype=bool)),
     Step("j < i", "causal_mask_strict"): lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
-    Step("j > i", "causal_mask_upper"): lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),
+    Step("j > i", "causal_mask_inverted"): lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),
+    Step("j <= i + 1", "causal_mask_allows_next"): lambda n: np.tril(np.ones((n, n), dtype=bool), k=1),
 }
-KINDS: dict[Step, bool] = {ok("booleans"): True, Step("numbers", "causal_mask_not_bool"): False}
+# How the mask says "may attend": each kind tells whether an answer is the triangle ``keep``.
+KINDS: dict[Step, Callable[[np.ndarray, np.ndarray], bool]] = {
+    ok("booleans"): lambda answer, keep: answer.dtype == bool and np.array_equal(answer, keep),
+    Step("numbers", "causal_mask_not_bool"): lambda answer, keep: (
+        answer.dtype != bool and np.array_equal(answer.astype(float), keep.astype(float))
+    ),
+    # 0 where a token may attend, -inf (or a number at most -1e9) where it may not.
+    Step("0 and a large negative number (an additive mask)", "causal_mask_additive"): lambda answer, keep: (
+        answer.dtype != bool and bool(np.all(np.where(keep, answer == 0, answer <= -1e9)))
+    ),
+}
 
 
 def infer_causal_mask(sizes: list[int], answers: list[Any]) -> Finding:
@@ -410,20 +531,21 @@ def infer_causal_mask(sizes: list[int], answers: list[Any]) -> Finding:
     explanations = []
     for triangle, kind in itertools.product(TRIANGLES, KINDS):
         wanted = [TRIANGLES[triangle](n) for n in sizes]
-        if all(_mask_is(answer, want, KINDS[kind]) for answer, want in zip(answers, wanted)):
+        if all(_mask_is(answer, keep, KINDS[kind]) for answer, keep in zip(answers, wanted)):
             explanations.append((triangle, kind))
     wrong = shared_wrong(explanations)
     return Finding([], []) if wrong is None else finding(wrong, "causal_mask keeps")
 
 
-def _mask_is(answer: Any, want: np.ndarray, boolean: bool) -> bool:
+def _mask_is(answer: Any, keep: np.ndarray, kind: Callable[[np.ndarray, np.ndarray], bool]) -> bool:
     if isinstance(answer, str):
         return False
-    answer = np.asarray(answer)
-    if answer.shape != want.shape or (answer.dtype == bool) != boolean or answer.dtype == object:
-        return False
     try:
-        return bool(np.array_equal(answer.astype(float), want.astype(float)))
+        answer = np.asarray(answer)
+        if answer.shape != keep.shape or answer.dtype == object or answer.dtype.kind not in "biuf":
+            return False
+        with np.errstate(all="ignore"):
+            return bool(kind(answer, keep))
     except (TypeError, ValueError):
         return False
 
@@ -452,6 +574,16 @@ ROLE_ASSIGNMENTS: dict[Step, tuple[str, ...]] = {
         tuple("X" if index == slot else name for index, name in enumerate(IDENTITY)) for slot in range(3)
     )]
 }
+# How Q, K and V are made from X and the three weights given, once each has its role.
+PROJECTIONS: dict[Step, Callable[[np.ndarray, list[np.ndarray]], list[np.ndarray]]] = {
+    ok("projects X @ W"): lambda X, Ws: [X @ W for W in Ws],
+    Step("projects with the transposed weights, X @ W.T", "self_attention_transposes_weights"): (
+        lambda X, Ws: [X @ W.T for W in Ws]
+    ),
+    Step("splits X @ [Wq Wk Wv] into three equal parts", "self_attention_equal_split"): (
+        lambda X, Ws: np.split(X @ np.concatenate(Ws, axis=-1), 3, axis=-1)
+    ),
+}
 MASK_PASSING: dict[Step, bool] = {ok("passes the mask on"): True, Step("drops the mask", "self_attention_drops_mask"): False}
 # A self_attention that does its own attention may scale differently; no id names that
 # (the ids speak of attention), so it is said as what was observed.
@@ -461,27 +593,45 @@ OWN_SCALES: dict[Step, Step] = {
 }
 
 
+def projections() -> list[tuple[Step, Step]]:
+    """The (roles, projection) pairs searched: every role assignment projected the lesson's
+    way, and each other projection with the lesson's roles."""
+    return [(roles, lesson(PROJECTIONS)) for roles in ROLE_ASSIGNMENTS] + [
+        (lesson(ROLE_ASSIGNMENTS), projection) for projection in PROJECTIONS if not projection.correct
+    ]
+
+
+def project(roles: Step, projection: Step, X: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray) -> list[np.ndarray]:  # noqa: N803
+    """Q, K and V as ``roles`` and ``projection`` make them; raises ValueError where that would."""
+    given = {"Wq": Wq, "Wk": Wk, "Wv": Wv}
+    names = ROLE_ASSIGNMENTS[roles]
+    if not projection.correct:
+        return PROJECTIONS[projection](X, [given[name] for name in names])
+    return [X if name == "X" else X @ given[name] for name in names]
+
+
 def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
     """For a head whose attention is right: which projections make Q, K and V, whether the
     mask is passed on, and by what the scores are divided."""
     explanations = []
-    for roles, passing, scale in itertools.product(ROLE_ASSIGNMENTS, MASK_PASSING, SCALES):
-        weights = Weights(lesson(ORIENTATIONS), scale, lesson(DIVISIONS), lesson(NORMALISERS), lesson(DEFAULT_MASKS))
+    for (roles, projection), passing, scale in itertools.product(projections(), MASK_PASSING, SCALES):
+        weights = Weights(Scores(lesson(ORIENTATIONS), scale, lesson(DIVISIONS), lesson(DEFAULT_MASKS)), lesson(NORMALISERS))
 
-        def candidate(X, Wq, Wk, Wv, mask=None, names=ROLE_ASSIGNMENTS[roles], passes=MASK_PASSING[passing]):  # noqa: N803
-            given = {"Wq": Wq, "Wk": Wk, "Wv": Wv, "X": None}
-            Q, K, V = (X if name == "X" else X @ given[name] for name in names)
+        def candidate(X, Wq, Wk, Wv, mask=None, roles=roles, projection=projection, passes=MASK_PASSING[passing]):  # noqa: N803
+            Q, K, V = project(roles, projection, X, Wq, Wk, Wv)
             A = weights(Q, K, V, mask if passes else None)
             return A @ V, A
 
         if all(close_pair(answer, evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
-            explanations.append((roles, passing, OWN_SCALES[scale]))
+            explanations.append((roles, projection, passing, OWN_SCALES[scale]))
     wrong = shared_wrong(explanations)
     return Finding([], []) if wrong is None else finding(wrong, "self_attention")
 
 
 def close_pair(got: Any, want: Any) -> bool:
-    if isinstance(got, str) or isinstance(want, str):
+    """The same answer of attention: a pair (out, A) equal in both parts, or else one array
+    (an attention that returns only its output) equal to the other."""
+    if isinstance(got, str) or isinstance(want, str) or not (isinstance(got, tuple) or isinstance(want, tuple)):
         return close(got, want)
     if not (isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) == 2):
         return False

@@ -279,6 +279,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "leaves both alone.",
         "multi_head_attention",
         shows_in=changes_its_inputs,
+        beside_answers=True,
     ),
 )
 
