@@ -51,6 +51,10 @@ def test_a_zygote_that_died_is_replaced_at_the_next_spawn():
         assert _ready(worker)["status"] == "ready"
         worker.kill()
         os.killpg(zygote._process.pid, signal.SIGKILL)  # as a crash of the whole sandbox would
+        # The sandbox's pid 1 ends a moment after bubblewrap: a spawn sent before then would
+        # still be answered. Its end of the control socket closes when it is gone.
+        zygote._control.settimeout(10)
+        assert zygote._control.recv(1) == b""
         worker = zygote.spawn(REFERENCE.read_bytes(), BUBBLEWRAP, FUNCTIONS)
         assert zygote.generation == 2 and _ready(worker)["status"] == "ready"
         worker.kill()

@@ -166,9 +166,8 @@ def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
         return False
     if got.dtype == object or expected.dtype == object:
         return False
-    with np.errstate(all="ignore"):
-        # The checks' tolerance: a float32 head's answers are "the same" as float64 ones.
-        return bool(np.allclose(got.astype(float), expected.astype(float), rtol=1e-4, atol=atol, equal_nan=True))
+    # The checks' tolerance: a float32 head's answers are "the same" as float64 ones.
+    return inference.near(got.astype(float), expected.astype(float), atol)
 
 
 def identical(a: Any, b: Any) -> bool:
