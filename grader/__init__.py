@@ -15,3 +15,11 @@ if sys.argv[:1] == ["-m"] and sys.path[:1] in ([""], [os.getcwd()]):
     del sys.path[0]
 
 __version__ = "0.7.0"
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext grader`` in IPython or Jupyter: adds ``%grade`` (grader.kernel). IPython
+    is imported only here, so the grader's other routes never need it."""
+    from grader.kernel import magic
+
+    magic.load(ipython)

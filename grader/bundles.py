@@ -23,7 +23,7 @@ from grader.errors import UsageError
 from grader.handout_notebook import handout_notebook
 from grader.report import write_atomic
 from grader.resources import PACKAGE, project_file
-from grader.rubric import Rubric
+from grader.rubric import Rubric, rubric_toml
 
 GRADESCOPE_TEMPLATES = PACKAGE / "templates" / "gradescope"
 GRADESCOPE_SCRIPTS = ("run_autograder", "setup.sh")
@@ -226,32 +226,12 @@ def _with_install(workflow: str, install: str) -> str:
 
 
 def public_rubric_toml(rubric: Rubric) -> str:
-    """``rubric`` as TOML with only its visible checks (strings written as TOML basic strings)."""
-    lines = [
+    """``rubric`` as TOML with only its visible checks."""
+    header = [
         "# The checks of this assignment that you can run yourself, and their points.",
         f"# Exported by attention-grader {__version__}.",
-        "",
-        f"name = {_toml_string(rubric.name)}",
-        f"title = {_toml_string(rubric.title)}",
     ]
-    for check in rubric.checks:
-        if check.visibility != "visible":
-            continue
-        lines += [
-            "",
-            "[[checks]]",
-            f"id = {_toml_string(check.id)}",
-            f"points = {check.points:g}",
-            f"description = {_toml_string(check.description)}",
-            'visibility = "visible"',
-            f"bonus = {'true' if check.bonus else 'false'}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _toml_string(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in escaped) + '"'
+    return rubric_toml(rubric, [check for check in rubric.checks if check.visibility == "visible"], header)
 
 
 def _self_check_section(install: str, handout: str) -> str:

@@ -29,13 +29,13 @@ from grader.grading import grade_file
 from grader.pages import write_pages
 from grader.progress import BatchProgress, summary_text
 from grader.report import write_atomic
-from grader.resources import project_file
-from grader.rubric import Rubric, load_rubric
+from grader.rubric import chosen_rubric
 from grader.runner import CheckProcess
 from grader.safe_text import shown
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 from grader.similarity import DEFAULT_THRESHOLD, of_batch, similarity_json
 from grader.submissions import find_submissions
+from grader.watch import saved_again
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -144,16 +144,6 @@ def shared_options(command: Callable) -> Callable:
     return command
 
 
-def _rubric(path: Path | None, assignment: str | None, file: Path | None = None) -> Rubric:
-    """The rubric at ``path`` (default: the assignment's own) for ``assignment`` (default:
-    the rubric's; else the one whose handout ``file`` is named after; else the default)."""
-    if path is None:
-        named_after = assignments.of_file(file) if file is not None else None
-        chosen = assignments.get(assignment or (named_after.name if named_after else assignments.DEFAULT))
-        return load_rubric(project_file(chosen.rubric), chosen)
-    return load_rubric(path, assignments.get(assignment) if assignment else None)
-
-
 def _warn(message: str) -> None:
     echo(f"grader: warning: {message}", err=True)
 
@@ -225,6 +215,12 @@ def _report_outputs(ctx: click.Context, param: click.Parameter, values: tuple[st
     help="Grade FILE where it is a symbolic link (a student's own machine), or refuse it with one "
     "sentence (the platforms' entry points, where the student chose what it points to).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    default=False,
+    help="Grade FILE again each time it is saved, in the same warm check process, until Ctrl-C.",
+)
 @shared_options
 def check(
     file: Path,
@@ -232,6 +228,7 @@ def check(
     json_path: str | None,
     html_path: str | None,
     follow_links: bool,
+    watch: bool,
     rubric: Path | None,
     assignment: str | None,
     **limits: Any,
@@ -254,13 +251,32 @@ def check(
     with CheckProcess() as checks:  # starts now: its imports overlap the sandbox probe
         # A student checking their own file: as root without bubblewrap (a fresh container)
         # it still runs, in a plain process, where `grade` refuses.
-        report = grade_file(
-            file, _rubric(rubric, assignment, file), _limits(**limits, self_check=True), checks=checks, follow_links=follow_links
-        )
-    for name, path in outputs:
-        if path != "-":
-            write_atomic(Path(path), REPORT_FORMATS[name](report))
-    echo(REPORT_FORMATS[to_stdout[0] if to_stdout else "text"](report), nl=False)
+        chosen, chosen_limits = chosen_rubric(rubric, assignment, file), _limits(**limits, self_check=True)
+
+        def grade_and_show() -> None:
+            report = grade_file(file, chosen, chosen_limits, checks=checks, follow_links=follow_links)
+            for name, path in outputs:
+                if path != "-":
+                    write_atomic(Path(path), REPORT_FORMATS[name](report))
+            echo(REPORT_FORMATS[to_stdout[0] if to_stdout else "text"](report), nl=False)
+
+        grade_and_show()
+        if watch:
+            _watch(file, grade_and_show)
+
+
+def _watch(file: Path, grade_and_show: Callable[[], None]) -> None:
+    """Grade again at each save until Ctrl-C; a save that cannot be graded (the file gone,
+    say) is said in one line, and watching goes on."""
+    echo(f"grader: watching {shown(str(file))}: graded again each time it is saved (Ctrl-C stops)", err=True)
+    try:
+        for _ in saved_again(file):
+            try:
+                grade_and_show()
+            except GraderError as error:
+                echo(f"grader: error: {error}", err=True)
+    except KeyboardInterrupt:
+        echo("grader: stopped watching", err=True)
 
 
 @cli.command()
@@ -348,7 +364,7 @@ def grade(
     on_cluster = scheduler is not None or scheduler_file is not None
     if on_cluster and ctx.get_parameter_source("jobs") == click.core.ParameterSource.COMMANDLINE:
         raise UsageError("--jobs is for this machine's cores; on a cluster, each `dask worker --nworkers N` sets its own")
-    chosen = _rubric(rubric, assignment)
+    chosen = chosen_rubric(rubric, assignment)
     chosen_limits = _limits(**limits, on_cluster=on_cluster)
     with contextlib.ExitStack() as stack:
         if on_cluster:
@@ -404,7 +420,7 @@ def gradescope_bundle_command(out: Path, rubric: Path | None, assignment: str | 
     /autograder/submission/attention.py into /autograder/results/results.json, each
     check a test with the rubric's points and visibility.
     """
-    entries = gradescope_bundle(out, _rubric(rubric, assignment), secret.read_secret(secret_file))
+    entries = gradescope_bundle(out, chosen_rubric(rubric, assignment), secret.read_secret(secret_file))
     echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
 
 
@@ -428,7 +444,7 @@ def prairielearn_bundle_command(
     The entrypoint grades /grade/student/attention.py (or attention.ipynb) into
     /grade/results/results.json, each check the student may see a test.
     """
-    written = prairielearn_bundle(out, _rubric(rubric, assignment), image, secret.read_secret(secret_file))
+    written = prairielearn_bundle(out, chosen_rubric(rubric, assignment), image, secret.read_secret(secret_file))
     echo(f"wrote {len(written)} files to {out}: build its Dockerfile as {image}, push it, "
                f"and merge {out / 'info.json'} into the question's info.json")
 
@@ -453,7 +469,7 @@ def export_student_command(out: Path, rubric: Path | None, assignment: str | Non
 
     Never the reference head, and no hidden or after-due-date check.
     """
-    written = export_student(out, _rubric(rubric, assignment), install, notebook=notebook)
+    written = export_student(out, chosen_rubric(rubric, assignment), install, notebook=notebook)
     echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
 
 

@@ -64,30 +64,39 @@ def prepare(
     that cannot be read at all (a link where none may be, a pipe, too large: see
     grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`."""
     content = sources.read_bytes(path, within=within, follow_links=follow_links)
-    identity = _identity(path, student, limits)
-    identity["submission_sha256"] = hashlib.sha256(content).hexdigest()
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
+    return prepare_content(content, suffix, identity(student or path.stem, str(path), limits), rubric, limits, note=note)
+
+
+def prepare_content(
+    content: bytes, suffix: str, who: dict[str, Any], rubric: Rubric, limits: Limits, *, note: str | None = None
+) -> Prepared:
+    """:func:`prepare` of a submission that is bytes already (``suffix``: ``.py`` or a
+    notebook's), such as the code a notebook kernel has run; ``who`` as :func:`identity`
+    makes it."""
+    who = {**who, "submission_sha256": hashlib.sha256(content).hexdigest()}
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
         assignment = assignments.get(rubric.assignment)
         source = sources.parse(content, suffix=suffix, assignment=assignment)
         notes = [note, assignments.another_assignments_note(set(source.defined_names), assignment)]
         added = tuple(text for text in notes if text)
-        identity["source"] = replace(source, notes=(*source.notes, *added)).summary() if added else source.summary()
+        who["source"] = replace(source, notes=(*source.notes, *added)).summary() if added else source.summary()
     except sources.Unusable as error:
         unusable = failed_run(
-            rubric, str(error), kind="unusable_submission", duration_s=0.0, bounds=bounds.enforced(limits), **identity
+            rubric, str(error), kind="unusable_submission", duration_s=0.0, bounds=bounds.enforced(limits), **who
         )
-        return Prepared(identity, content, suffix, unusable)
-    return Prepared(identity, content, suffix, None)
+        return Prepared(who, content, suffix, unusable)
+    return Prepared(who, content, suffix, None)
 
 
-def _identity(path: Path, student: str | None, limits: Limits) -> dict[str, Any]:
-    """Who and what a report is of: the id and path as every output can carry them
-    (grader.safe_text.one_line: a name need not be UTF-8, and may hold control characters)."""
+def identity(student: str, submission: str, limits: Limits) -> dict[str, Any]:
+    """Who and what a report is of: the id and where the submission came from, as every
+    output can carry them (grader.safe_text.one_line: a name need not be UTF-8, and may
+    hold control characters)."""
     return {
-        "student": one_line(student or path.stem),
-        "submission": one_line(str(path)),
+        "student": one_line(student),
+        "submission": one_line(submission),
         "submission_sha256": "",
         "sandbox": limits.isolation,
         "examples": limits.examples,
@@ -102,9 +111,9 @@ def prepare_in_batch(submission: SubmissionFile, rubric: Rubric, limits: Limits)
             submission.path, rubric, limits, submission.student, within=submission.folder, note=submission.note
         )
     except UsageError as error:
-        identity = _identity(submission.path, submission.student, limits)
-        report = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **identity)
-        return Prepared(identity, b"", "", report)
+        who = identity(submission.student or submission.path.stem, str(submission.path), limits)
+        report = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **who)
+        return Prepared(who, b"", "", report)
 
 
 def report_of(prepared: Prepared, rubric: Rubric, outcome: Outcome, sandbox_bounds: dict[str, Any] | None) -> Report:
@@ -180,7 +189,12 @@ def grade_file(
     :class:`UsageError` only when the file cannot be read (or is a link and not
     ``follow_links``).
     """
-    prepared = prepare(path, rubric, limits, student, follow_links=follow_links)
+    return grade_prepared(prepare(path, rubric, limits, student, follow_links=follow_links), rubric, limits, checks)
+
+
+def grade_prepared(prepared: Prepared, rubric: Rubric, limits: Limits, checks: CheckProcess | None = None) -> Report:
+    """The report for one prepared submission, checked in ``checks`` (a new check process
+    when None); a check run that breaks gives an ``error`` report."""
     if prepared.unusable is not None:
         return prepared.unusable
     with contextlib.ExitStack() as stack:

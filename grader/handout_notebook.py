@@ -3,14 +3,12 @@
 Built from the assignment's template (``attention.py``) itself, so the two handouts
 cannot drift apart: its docstring becomes the first Markdown cell, its imports one code
 cell, each function a code cell of its own under a heading, then the assignment's worked
-example to try and the cells that run the grader's self-check on the saved notebook.
+example to try and the cells that run the grader's self-check in the kernel (``%grade``).
 """
 
 from __future__ import annotations
 
 import ast
-
-from pathlib import Path
 
 import nbformat
 
@@ -24,9 +22,12 @@ what it left out, and why), so they can stay. Keep the functions' names and sign
 
 CHECK_YOUR_WORK = """## Check your work
 
-Save the notebook first (the grader reads the file on disk), then run the cell below. It
-prints your score and, for each check that fails, what broke and a cell you can paste here
-to see it yourself."""
+Run your cells, then the cell below: `%grade` grades the functions as this notebook's kernel
+has them (the latest version of each you ran), in the grader's sandbox, and shows your score
+and, for each check that fails, what broke and a cell you can paste here to see it yourself.
+Run `%grade` again after each change; `%grade {first}` checks one function only.
+`rubric.toml` comes with this notebook; where it is not beside it (a notebook opened in
+Colab), upload it, or leave out `--rubric rubric.toml` to use the grader's own rubric."""
 
 
 def handout_notebook(template: str, install: str, assignment: Assignment, rubric: str = "rubric.toml") -> str:
@@ -48,9 +49,9 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
     heading, example = assignment.worked_example
     cells.append(nbformat.v4.new_markdown_cell(f"## {heading}"))
     cells.append(nbformat.v4.new_code_cell(example))
-    cells.append(nbformat.v4.new_markdown_cell(CHECK_YOUR_WORK))
+    cells.append(nbformat.v4.new_markdown_cell(CHECK_YOUR_WORK.format(first=assignment.functions[0].name)))
     quoted = install.replace('"', '\\"')
-    cells.append(nbformat.v4.new_code_cell(f'!pip install --quiet "{quoted}"\n!grader check {Path(assignment.handout).stem}.ipynb --rubric {rubric}'))
+    cells.append(nbformat.v4.new_code_cell(f'%pip install --quiet "{quoted}"\n%load_ext grader\n%grade --rubric {rubric}'))
     notebook = nbformat.v4.new_notebook(
         cells=cells,
         metadata={

@@ -96,17 +96,67 @@ def student_page(report: Report) -> str:
         f'<p class="muted">{escape(report.submission)} &middot; grader {escape(report.grader_version)}'
         + (" &middot; self-check (not a grade of record)" if report.self_check else "")
         + "</p>",
+        *_what_went_wrong(report),
+        "<h2>Checks</h2>",
+        _checks_table(report.checks),
     ]
-    if report.error:
-        body.append(f"<p class=\"diagnosis\">{escape(report.error)}</p>")
+    if report.source:
+        body.append(f"<h2>How the file was read</h2><pre>{escape(chr(10).join(source_lines(report.source)))}</pre>")
+    body += _pictures(report)
+    return _page(f"{report.student}: {score_summary(report)}", body)
+
+
+def notebook_fragment(report: Report) -> str:
+    """A report as a notebook cell's output shows it (``%grade``): the points, the checks
+    that failed first with their feedback and a cell to reproduce each, what went wrong,
+    the attention weights, and the checks that passed folded away. A fragment, not a page:
+    its style sheet applies inside its own ``div`` only, so the notebook around it keeps its own."""
+    failed = [check for check in report.checks if check.status != "passed"]
+    passed = [check for check in report.checks if check.status == "passed"]
+    body = [f'<p class="score">{escape(score_summary(report))}</p>', *_what_went_wrong(report)]
+    if failed:
+        body += ["<h2>Checks that failed</h2>", _checks_table(failed)]
+    body += _pictures(report)
+    if passed:
+        body.append(f"<details><summary>{len(passed)} checks passed</summary>{_checks_table(passed)}</details>")
+    if report.source:
+        body.append(
+            f"<details><summary>How the code was read</summary><pre>{escape(chr(10).join(source_lines(report.source)))}</pre></details>"
+        )
+    return f'<div class="{FRAGMENT}"><style>{_scoped(STYLE, FRAGMENT)}</style>' + "\n".join(body) + "</div>"
+
+
+FRAGMENT = "attention-grader-report"
+
+
+def _scoped(style: str, scope: str) -> str:
+    """``style`` applied inside elements of class ``scope`` only (``body`` is the element)."""
+    rules = []
+    for rule in style.replace("\n", " ").split("}"):
+        if "{" not in rule:
+            continue
+        selectors, declarations = rule.split("{", 1)
+        scoped = ", ".join(
+            f".{scope}" if selector.strip() == "body" else f".{scope} {selector.strip()}" for selector in selectors.split(",")
+        )
+        rules.append(f"{scoped} {{{declarations}}}")
+    return "\n".join(rules)
+
+
+def _what_went_wrong(report: Report) -> list[str]:
+    parts = [f"<p class=\"diagnosis\">{escape(report.error)}</p>"] if report.error else []
     if report.diagnoses:
-        body.append("<h2>What went wrong</h2>")
-        body += [f'<p class="diagnosis">{escape(d["message"])}</p>' for d in report.diagnoses]
-    body.append(
-        '<h2>Checks</h2><table class="checks"><col class="status"><col class="id"><col class="points"><col>'
+        parts.append("<h2>What went wrong</h2>")
+        parts += [f'<p class="diagnosis">{escape(d["message"])}</p>' for d in report.diagnoses]
+    return parts
+
+
+def _checks_table(checks: Iterable[Any]) -> str:
+    rows = [
+        '<table class="checks"><col class="status"><col class="id"><col class="points"><col>'
         "<tr><th></th><th>check</th><th>points</th><th>what it tests, and what broke</th></tr>"
-    )
-    for check in report.checks:
+    ]
+    for check in checks:
         symbol = escape(SYMBOLS.get(check.status, check.status))
         detail = escape(check.description)
         if check.status != "passed" and check.feedback:
@@ -114,22 +164,25 @@ def student_page(report: Report) -> str:
         if check.status != "passed" and check.counterexample and check.counterexample.get("repro"):
             detail += f"<pre>{escape(check.counterexample['repro'])}</pre>"
         bonus = " (bonus)" if check.bonus else ""
-        body.append(
+        rows.append(
             f'<tr><td class="{symbol}">{symbol}</td><td><code>{escape(check.id)}</code></td>'
             f"<td>{check.points:g}/{check.max_points:g}{bonus}</td><td>{detail}</td></tr>"
         )
-    body.append("</table>")
-    if report.source:
-        body.append(f"<h2>How the file was read</h2><pre>{escape(chr(10).join(source_lines(report.source)))}</pre>")
-    if report.pictures:
-        body.append("<h2>Attention weights A</h2>")
-        for name, caption in _captions(report).items():
-            picture = report.pictures.get(name) or {}
-            body.append(f"<p>{escape(caption)}</p><div class=\"figures\">")
-            body.append(_figure(picture.get("student"), "this submission"))
-            body.append(_figure(picture.get("reference"), "the reference"))
-            body.append("</div>")
-    return _page(f"{report.student}: {score_summary(report)}", body)
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _pictures(report: Report) -> list[str]:
+    if not report.pictures:
+        return []
+    parts = ["<h2>Attention weights A</h2>"]
+    for name, caption in _captions(report).items():
+        picture = report.pictures.get(name) or {}
+        parts.append(f"<p>{escape(caption)}</p><div class=\"figures\">")
+        parts.append(_figure(picture.get("student"), "this submission"))
+        parts.append(_figure(picture.get("reference"), "the reference"))
+        parts.append("</div>")
+    return parts
 
 
 def _assignment_title(reports: list[Report]) -> str:

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import assignments
+from grader import __version__, assignments
 from grader.assignments import Assignment
 from grader.errors import RubricError
+from grader.resources import project_file
 
 VISIBILITIES = ("visible", "hidden", "after_due_date")
 
@@ -111,6 +112,16 @@ def load_rubric(path: Path, assignment: Assignment | None = None) -> Rubric:
     return Rubric(name, title, str(path), hashlib.sha256(raw).hexdigest(), checks, assignment.name)
 
 
+def chosen_rubric(path: Path | None, assignment: str | None, file: Path | None = None) -> Rubric:
+    """The rubric at ``path`` (default: the assignment's own) for ``assignment`` (default:
+    the rubric's; else the one whose handout ``file`` is named after; else the default)."""
+    if path is None:
+        named_after = assignments.of_file(file) if file is not None else None
+        chosen = assignments.get(assignment or (named_after.name if named_after else assignments.DEFAULT))
+        return load_rubric(project_file(chosen.rubric), chosen)
+    return load_rubric(path, assignments.get(assignment) if assignment else None)
+
+
 def _parse_check(entry: Any, number: int, path: Path, known: frozenset[str]) -> RubricCheck:
     where = f"rubric {path}, check #{number}"
     if not isinstance(entry, dict):
@@ -136,3 +147,35 @@ def _parse_check(entry: Any, number: int, path: Path, known: frozenset[str]) -> 
     if not isinstance(bonus, bool):
         raise RubricError(f"{where} ({check_id}): bonus must be true or false")
     return RubricCheck(check_id, float(points), description, visibility, bonus)
+
+
+def rubric_toml(rubric: Rubric, checks: list[RubricCheck], header: list[str]) -> str:
+    """``rubric`` with only ``checks``, as TOML (strings as TOML basic strings), after the
+    comment lines ``header``."""
+    lines = [*header, "", f"name = {_toml_string(rubric.name)}", f"title = {_toml_string(rubric.title)}"]
+    for check in checks:
+        lines += [
+            "",
+            "[[checks]]",
+            f"id = {_toml_string(check.id)}",
+            f"points = {check.points:g}",
+            f"description = {_toml_string(check.description)}",
+            f"visibility = {_toml_string(check.visibility)}",
+            f"bonus = {'true' if check.bonus else 'false'}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def narrowed(rubric: Rubric, check_ids: tuple[str, ...], folder: Path) -> Rubric:
+    """``rubric`` with only ``check_ids``, written to ``folder`` (a check run reads its
+    rubric from a file) and read back."""
+    keep = set(check_ids)
+    header = [f"# {rubric.name}, only {', '.join(check_ids)} (attention-grader {__version__})."]
+    path = folder / f"{rubric.name}.{hashlib.sha256(' '.join(check_ids).encode()).hexdigest()[:12]}.toml"
+    path.write_text(rubric_toml(rubric, [check for check in rubric.checks if check.id in keep], header), encoding="utf-8")
+    return load_rubric(path, assignments.get(rubric.assignment))
+
+
+def _toml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in escaped) + '"'

@@ -242,6 +242,11 @@ class CheckProcess:
         except (OSError, EOFError, ValueError, KeyError, TypeError):
             self.close()
             raise GradingFailed(f"the check process stopped unexpectedly: {_tail(self._home / 'stderr.txt')}") from None
+        except BaseException:
+            # Interrupted (a kernel's interrupt, Ctrl-C): the run goes on, and its reply would
+            # answer the next request. The next run starts a new process instead.
+            self.close()
+            raise
 
     def close(self) -> None:
         """Stop the process (and any worker it started); the next run starts a new one."""

@@ -225,9 +225,9 @@ def test_a_notebook_handout_is_the_template_as_cells_and_grades_like_it(tmp_path
         "## `self_attention(X, Wq, Wk, Wv, mask=None)`", "## `causal_mask(n)`",
     ]
     code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
-    python = "\n".join(source for source in code if not source.startswith("!"))  # the last cell is shell lines
+    python = "\n".join(source for source in code if not source.startswith("%"))  # the last cell is magics
     assert not _statements(project_file(REFERENCE_HEAD).read_text(encoding="utf-8")) & _statements(python)
-    assert install in code[-1] and "!grader check attention.ipynb" in code[-1]
+    assert install in code[-1] and code[-1].endswith("%load_ext grader\n%grade --rubric rubric.toml")
     assert {(out / name).stat().st_mode & 0o777 for name in ("attention.ipynb", "rubric.toml", "README.md")} == {0o644}
 
     # As handed out: every function is still to write. With the lesson's code in its cells: full marks.

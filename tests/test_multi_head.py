@@ -200,7 +200,7 @@ def test_export_student_hands_out_the_sequel(tmp_path):
     assert any(source.startswith("def split_heads(") for source in sources)
     assert "## `split_heads(X, n_heads)`" in sources
     assert "grades the three functions they define" in sources[0]
-    assert sources[-1].endswith("!grader check multi_head.ipynb --rubric rubric.toml")
+    assert sources[-1].endswith("%load_ext grader\n%grade --rubric rubric.toml")
 
 
 def test_the_platform_bundles_grade_the_sequel(tmp_path):

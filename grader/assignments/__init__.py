@@ -46,12 +46,18 @@ FOLDER = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class Function:
-    """One function students write: its parameters as the handout names them, and the
-    signature feedback quotes."""
+    """One function students write: its parameters as the handout names them, the
+    signature feedback quotes, and the check modules that test it (its own name's, and
+    any of properties only it has, such as masking for attention)."""
 
     name: str
     parameters: tuple[str, ...]
     signature: str
+    check_modules: tuple[str, ...] = ()
+
+    @property
+    def checked_by(self) -> tuple[str, ...]:
+        return self.check_modules or (self.name,)
 
     def request(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The call a check's ``submission.<name>(*args, **kwargs)`` sends: an optional
@@ -116,6 +122,12 @@ class Assignment:
     @property
     def function_names(self) -> tuple[str, ...]:
         return tuple(function.name for function in self.functions)
+
+    def checks_of(self, name: str, check_ids: tuple[str, ...]) -> tuple[str, ...]:
+        """The ids among ``check_ids`` that test the function ``name`` (or that a check
+        module ``name`` holds): what a self-check of one function runs."""
+        modules = self.by_name[name].checked_by if name in self.by_name else (name,)
+        return tuple(check for check in check_ids if check.split(".", 1)[0] in modules)
 
 
 @functools.cache

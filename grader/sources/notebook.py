@@ -59,6 +59,11 @@ MAX_CELLS = 5_000
 MAX_TOKENIZED_CELL = 100_000
 CODE_SHOWN = 80  # characters of a left-out line kept in the report
 TOP_TO_BOTTOM = "Code cells were graded top to bottom, as Restart & Run All runs them, not in the order they last ran."
+# A notebook that holds a kernel's input history (grader.kernel), one cell per run.
+KERNEL_HISTORY = "kernel_history"
+IN_THE_ORDER_RUN = (
+    "The code the kernel has run was graded in the order it ran (cell N is In [N]): the latest definition of each function counts."
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,8 @@ class _Piece:
 def parse(content: bytes, name: str, assignment: Assignment) -> Source:
     """The module of the notebook ``content``; :class:`Unusable` with one sentence that
     calls the file ``name``."""
-    cells = _code_cells(_read(content, name), name)
+    notebook = _read(content, name)
+    cells = _code_cells(notebook, name)
     if not cells:
         raise Unusable(f"{name} has no code cells: write {assignment.task} in code cells")
     selection = Selection(frozenset(assignment.function_names))
@@ -101,7 +107,7 @@ def parse(content: bytes, name: str, assignment: Assignment) -> Source:
         cells=tuple(sorted({cell for piece in pieces for cell, _ in piece.origin})),
         left_out=tuple(left_out),
         defined_only_in=defined_only_in,
-        notes=(TOP_TO_BOTTOM,),
+        notes=(IN_THE_ORDER_RUN if _is_kernel_history(notebook) else TOP_TO_BOTTOM,),
         name=name,
     )
     _check_compiles(source)
@@ -196,6 +202,27 @@ def _completed(text: str) -> str | None:
                 cell.setdefault("outputs", [])
                 cell.setdefault("execution_count", None)
     return json.dumps(document)
+
+
+def kernel_history(cells: list[str]) -> bytes:
+    """A notebook of ``cells``, the code a kernel ran (one cell per run, In [1] first),
+    marked as such: it is read as any notebook, and its report says in what order."""
+    document = {
+        "cells": [
+            {"cell_type": "code", "id": f"in-{number}", "metadata": {}, "source": text, "outputs": [], "execution_count": number}
+            for number, text in enumerate(cells, start=1)
+        ],
+        "metadata": {"attention_grader": {"source": KERNEL_HISTORY}, "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return json.dumps(document).encode()
+
+
+def _is_kernel_history(notebook: Any) -> bool:
+    metadata = notebook.get("metadata")
+    marked = metadata.get("attention_grader") if isinstance(metadata, dict) else None
+    return isinstance(marked, dict) and marked.get("source") == KERNEL_HISTORY
 
 
 def _code_cells(notebook: Any, name: str) -> list[tuple[int, str]]:

@@ -73,7 +73,7 @@ ASSIGNMENT = Assignment(
     title="Attention head",
     functions=(
         Function("softmax", ("x", "axis"), "softmax(x, axis=-1)"),
-        Function("attention", ("Q", "K", "V", "mask"), "attention(Q, K, V, mask=None)"),
+        Function("attention", ("Q", "K", "V", "mask"), "attention(Q, K, V, mask=None)", ("attention", "mask", "extension")),
         Function("self_attention", ("X", "Wq", "Wk", "Wv", "mask"), "self_attention(X, Wq, Wk, Wv, mask=None)"),
         Function("causal_mask", ("n",), "causal_mask(n)"),
     ),

@@ -70,8 +70,8 @@ ASSIGNMENT = Assignment(
     name="multi_head",
     title="Multi-head attention",
     functions=(
-        Function("split_heads", ("X", "n_heads"), "split_heads(X, n_heads)"),
-        Function("merge_heads", ("H",), "merge_heads(H)"),
+        Function("split_heads", ("X", "n_heads"), "split_heads(X, n_heads)", ("split_merge",)),
+        Function("merge_heads", ("H",), "merge_heads(H)", ("split_merge",)),
         Function(
             "multi_head_attention",
             ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask"),
