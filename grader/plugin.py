@@ -47,6 +47,9 @@ REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
 CLAIMED = pytest.StashKey[dict]()  # submission index -> whether this run grades it
 ASSIGNMENT = pytest.StashKey[Assignment]()
+# Seconds of a submission's budget left unused by its pictures and diagnoses: its worker's
+# stop and its results' writing come after them.
+EXPLAIN_MARGIN_S = 2.0
 
 
 def check_id(item: pytest.Item) -> str:
@@ -90,6 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
         limits = Limits(
             call_timeout=config.getoption("attention_call_timeout"),
             check_budget=config.getoption("attention_check_budget"),
+            submission_budget=config.getoption("attention_submission_budget"),
             memory_mb=config.getoption("attention_memory_mb"),
             max_processes=config.getoption("attention_max_processes"),
             isolation=isolation,
@@ -333,6 +337,7 @@ class ReportExtras:
 
     def __init__(self, count: int) -> None:
         self.kinds: list[set] = [set() for _ in range(count)]
+        self.failed: list[set[str]] = [set() for _ in range(count)]  # the checks each did not pass
         self.started: list[float | None] = [None] * count
         self.found: list[dict[str, Any]] = [{"pictures": {}, "diagnoses": [], "duration_s": 0.0} for _ in range(count)]
 
@@ -341,10 +346,11 @@ class ReportExtras:
         if self.started[index] is None:
             self.started[index] = time.monotonic()
 
-    def note(self, index: int, kind: str | None) -> None:
-        """A check of submission ``index`` ended with ``kind`` (None: it passed)."""
+    def note(self, index: int, check: str, kind: str | None) -> None:
+        """``check`` of submission ``index`` ended with ``kind`` (None: it passed)."""
         if kind is not None:
             self.kinds[index].add(kind)
+            self.failed[index].add(check)
 
     def explain(self, index: int, submission: Submission) -> None:
         """Ask submission ``index`` for its pictures and diagnoses, after its last check,
@@ -352,12 +358,23 @@ class ReportExtras:
         kinds = self.kinds[index]
         wrong = kinds & {"wrong_answer", "raised", "nondeterministic"}
         unreliable = kinds & {"timeout", "crashed", "import_failed", "import_timeout", "grader_error"}
+        started = self.started[index]
+
+        def budget() -> float | None:
+            """Seconds the next phase may take: a check's budget, and never so long that the
+            submission's whole run would pass its own budget (its checks' results would be lost)."""
+            if started is None:
+                return None
+            left = submission.limits.submission_budget - (time.monotonic() - started) - EXPLAIN_MARGIN_S
+            return min(submission.limits.check_budget, left) if left > 0 else None
+
         try:
-            pictures = {} if unreliable else _pictures(submission)
-            found = _diagnose(submission) if wrong and not unreliable else []
+            left = budget()
+            pictures = _pictures(submission, left) if left and not unreliable else {}
+            left = budget()
+            found = _diagnose(submission, self.failed[index], left) if left and wrong and not unreliable else []
         except Exception:  # these only explain a grade: whatever goes wrong, the grade stands
             pictures, found = {}, []
-        started = self.started[index]
         duration = time.monotonic() - started if started is not None else 0.0
         self.found[index] = {"pictures": pictures, "diagnoses": found, "duration_s": duration}
 
@@ -366,12 +383,18 @@ class ReportExtras:
         json_report["submissions"] = self.found
 
 
-def _probe_call(submission: Submission) -> Callable[[diagnoses.Probe], diagnoses.Answer]:
+def _probe_call(submission: Submission, deadline: float | None = None) -> Callable[[diagnoses.Probe], diagnoses.Answer]:
+    """The submission's answer to a probe; a call that hangs or crashes raises (its
+    function is then not read). With a ``deadline``, the calls after it still get what is
+    left of the time until then, not that call's failure."""
+
     def call(probe: diagnoses.Probe) -> diagnoses.Answer:
         try:
             reply = submission.call(probe.function, list(probe.args), dict(probe.kwargs), return_args=True)
         except SubmissionError as error:
             if error.fails_fast:
+                if deadline is not None:
+                    submission.begin_check(budget=max(deadline - time.monotonic(), 0.0))
                 raise
             return diagnoses.Answer(diagnoses.RAISED)
         return diagnoses.Answer(reply.value, tuple(reply.args_after))
@@ -379,8 +402,8 @@ def _probe_call(submission: Submission) -> Callable[[diagnoses.Probe], diagnoses
     return call
 
 
-def _pictures(submission: Submission) -> dict[str, Any]:
-    submission.begin_check()  # a fresh time budget of their own
+def _pictures(submission: Submission, budget: float) -> dict[str, Any]:
+    submission.begin_check(budget=budget)  # a fresh time budget of their own
     call = _probe_call(submission)
     try:
         return {
@@ -394,10 +417,15 @@ def _pictures(submission: Submission) -> dict[str, Any]:
         return {}
 
 
-def _diagnose(submission: Submission) -> list[dict[str, str]]:
-    submission.begin_check()
+def _diagnose(submission: Submission, failed: set[str], budget: float) -> list[dict[str, str]]:
+    """The mistakes of the functions a ``failed`` check tests: a function whose own checks
+    all passed is told nothing, whatever the probes show (a head could answer them alone
+    wrongly, on purpose)."""
+    submission.begin_check(budget=budget)
+    assignment = submission.assignment
+    suspects = {name for name in assignment.function_names if assignment.checks_of(name, tuple(failed))}
     try:
-        return diagnoses.diagnose(_probe_call(submission), submission.assignment.mistakes())
+        return diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), assignment.mistakes(), suspects)
     except SubmissionError:
         return []
 
@@ -467,7 +495,7 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> di
         else outcome_of(call.excinfo.value, submission_of(item))
     )
     if EXTRAS in item.config.stash:
-        item.config.stash[EXTRAS].note(index, outcome["kind"])
+        item.config.stash[EXTRAS].note(index, check_id(item), outcome["kind"])
     return {**metadata, **outcome}
 
 

@@ -170,6 +170,7 @@ class Submission(StudentFunctions):
         self._session_failure: SubmissionError | None = None
         self._check_failure: SubmissionError | None = None
         self._check_started = time.monotonic()
+        self._budget = limits.check_budget  # of the check under way
         self._pending: list[Request] = []  # prefetched calls not yet taken, last first
         self._prefetching = False  # batches sent since the check began, none of their calls dropped
         # See start_journal and replay_journal.
@@ -188,13 +189,15 @@ class Submission(StudentFunctions):
 
     # -- lifecycle, driven by the pytest plugin and the check decorator ---------------
 
-    def begin_check(self, check: str | None = None) -> None:
-        """Start ``check`` (None: not one of the rubric's): forget the previous check's
-        failure and restart its clock; before that, probe any function that timed out
-        since the last probe (see the module docstring)."""
+    def begin_check(self, check: str | None = None, budget: float | None = None) -> None:
+        """Start ``check`` (None: not one of the rubric's) with ``budget`` seconds for all
+        its calls (default: a check's budget): forget the previous check's failure and
+        restart its clock; before that, probe any function that timed out since the last
+        probe (see the module docstring)."""
         self._drop_prefetched()  # before the clock starts: their wait is no check's
         self._probe_timed_out()
         self._check = check
+        self._budget = self.limits.check_budget if budget is None else budget
         self._check_failure = None
         self._check_started = time.monotonic()
         self.example_calls = []
@@ -400,7 +403,7 @@ class Submission(StudentFunctions):
         return self._receive(function, worker)
 
     def _timeout(self) -> float:
-        budget_left = self.limits.check_budget - (time.monotonic() - self._check_started)
+        budget_left = self._budget - (time.monotonic() - self._check_started)
         return min(self.limits.call_timeout, max(budget_left, 0.0))
 
     def _no_reply(self, function: str, worker: Worker) -> NoReturn:
@@ -415,7 +418,7 @@ class Submission(StudentFunctions):
         if self._check is not None:
             self._timed_out_in.setdefault(function, self._check)
         if self._timeout() < self.limits.call_timeout:
-            message = f"this check ran out of its {self.limits.check_budget:g} s time budget"
+            message = f"this check ran out of its {self._budget:g} s time budget"
         else:
             message = f"{function}() did not return within {self.limits.call_timeout:g} s"
         self._check_failure = CallTimedOut(message, calls=list(self.example_calls))

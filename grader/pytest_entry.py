@@ -32,6 +32,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     defaults = Limits()
     group.addoption("--attention-call-timeout", type=float, default=defaults.call_timeout, metavar="S")
     group.addoption("--attention-check-budget", type=float, default=defaults.check_budget, metavar="S")
+    group.addoption("--attention-submission-budget", type=float, default=defaults.submission_budget, metavar="S")
     group.addoption("--attention-memory-mb", type=int, default=defaults.memory_mb, metavar="MB")
     group.addoption("--attention-max-processes", type=int, default=defaults.max_processes, metavar="N")
     group.addoption(

@@ -109,6 +109,7 @@ def pytest_arguments(
         f"--attention-rubric={Path(rubric.path).resolve()}",
         f"--attention-call-timeout={limits.call_timeout}",
         f"--attention-check-budget={limits.check_budget}",
+        f"--attention-submission-budget={limits.submission_budget}",
         f"--attention-memory-mb={limits.memory_mb}",
         f"--attention-max-processes={limits.max_processes}",
         f"--attention-sandbox={limits.isolation}",

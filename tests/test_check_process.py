@@ -16,6 +16,7 @@ from grader.sources.files import SubmissionFile
 
 BUGGY = HEADS / "buggy" / "mask_inverted.py"
 SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
+SLOW_DIAGNOSIS = TESTS / "submissions" / "slow_only_when_diagnosed.py"
 
 
 def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolation):
@@ -34,6 +35,17 @@ def test_a_submission_over_its_budget_fails_alone(rubric, isolation):
             checks.run(SLEEPS.read_bytes(), rubric, slow)
         after = checks.run(REFERENCE.read_bytes(), rubric, Limits(isolation=isolation))
     assert all(result.status == "passed" for result in after.results)
+
+
+def test_a_slow_diagnosis_never_costs_a_submission_its_grade(rubric, isolation):
+    """Pictures and diagnoses explain a grade; they stop before the submission's budget
+    runs out, so its checks' results stand (here the checks take about 2 s, and the
+    diagnosis's calls 1.5 s each)."""
+    tight = Limits(isolation=isolation, submission_budget=12.0)
+    with CheckProcess() as checks:
+        run = checks.run(SLOW_DIAGNOSIS.read_bytes(), rubric, tight)
+    assert run.duration_s <= tight.submission_budget
+    assert {result.id for result in run.results if result.status != "passed"} == {"causal_mask.values"}
 
 
 def test_a_killed_check_process_fails_one_submission_and_is_replaced(rubric, isolation):

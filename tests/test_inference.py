@@ -241,3 +241,42 @@ def test_a_helper_that_fails_when_called_again_loses_only_that_functions_reading
     found = diagnoses.diagnose(call, KNOWN)
     assert len(made) > probes  # the helper was called, and failed
     assert [d["id"] for d in found] == ["softmax_global_normalization"]
+
+
+def test_a_function_whose_probe_hangs_is_not_read_and_the_others_are():
+    """A probe that hangs or crashes (the call raises) leaves its function unread; what the
+    other functions' probes prove is still told."""
+
+    def softmax(x, axis=-1):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        return e / e.sum()  # the whole array's sum
+
+    def causal_mask(n):
+        return np.triu(np.ones((n, n), dtype=bool))
+
+    head = lesson_head(softmax=softmax, causal_mask=causal_mask)
+
+    def call(probe):
+        if probe.function == "attention":
+            raise RuntimeError("attention did not return in time")
+        with np.errstate(all="ignore"):
+            try:
+                return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
+            except Exception:
+                return diagnoses.Answer(diagnoses.RAISED, probe.args)
+
+    found = [d["id"] for d in diagnoses.diagnose(call, KNOWN)]
+    assert found == ["softmax_global_normalization", "causal_mask_upper"]
+
+
+def test_only_the_functions_a_check_found_wrong_are_told_anything():
+    """A head could answer the probes alone wrongly: a function whose checks all passed is
+    told nothing, whatever its probes show."""
+    head = lesson_head(attention=lambda Q, K, V, mask=None: reference.attention(Q * np.sqrt(Q.shape[-1]), K, V, mask))
+
+    def call(probe):
+        with np.errstate(all="ignore"):
+            return diagnoses.Answer(getattr(head, probe.function)(*probe.args, **probe.kwargs), probe.args)
+
+    assert [d["id"] for d in diagnoses.diagnose(call, KNOWN)] == ["missing_scale"]
+    assert diagnoses.diagnose(call, KNOWN, suspects={"softmax", "self_attention", "causal_mask"}) == []

@@ -190,23 +190,31 @@ def changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answe
     )
 
 
-def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str, str]]:
+def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str] | None = None) -> list[dict[str, str]]:
     """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``,
-    then what the probes showed of a wrong function no mistake explains (``"id": "observed"``).
+    then what the probes showed of a wrong function no mistake explains (``"id": "observed"``);
+    of the functions in ``suspects`` only (None: every function), those a check found wrong.
 
-    ``call`` answers one probe; it raises to stop the diagnosis (a worker that timed out
-    or crashed), which then names no mistake, unless it is an inference that called it
-    (on the head's own helpers, after the probes): that function alone is then not read.
+    ``call`` answers one probe; it raises where the call tells nothing (a worker that
+    timed out or crashed, the diagnosis's time budget spent): the function it probed, or
+    whose inference called it (on the head's own helpers, after the probes), is then not
+    read, and the others are.
     """
-    answers = {function: [call(probe) for probe in probes] for function, probes in known.probes.items()}
+    answers: dict[str, list[Answer]] = {}
+    for function, probes in known.probes.items():
+        try:
+            answers[function] = [call(probe) for probe in probes]
+        except Exception:  # a probe hung or crashed: this function is not read
+            continue
     expected = {function: list(_answers(known, known.reference[function], function)) for function in known.probes}
     correct = {
-        function: all(same(a.value, b.value) for a, b in zip(answers[function], expected[function]))
+        function: function in answers and all(same(a.value, b.value) for a, b in zip(answers[function], expected[function]))
         for function in known.probes
     }
+    suspects = (set(known.probes) if suspects is None else suspects) & set(answers)
     found = []
     for mistake in known.mistakes:
-        if not all(correct[function] for function in mistake.builds_on):
+        if mistake.function not in suspects or not all(correct[function] for function in mistake.builds_on):
             continue
         probes, got, expected_here = known.probes[mistake.function], answers[mistake.function], expected[mistake.function]
         if mistake.shows_in is not None:
@@ -217,7 +225,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes) -> list[dict[str,
             found.append({"id": mistake.id, "message": mistake.told(probes, got)})
     named = {known.by_id[entry["id"]].function for entry in found if not known.by_id[entry["id"]].beside_answers}
     for function, (infer, builds_on) in known.inferred.items():
-        if correct[function] or function in named:
+        if correct[function] or function in named or function not in suspects:
             continue
         helpers_right = all(_usable(known, f, correct, found) for f in builds_on)
         try:

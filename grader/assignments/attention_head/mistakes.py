@@ -586,6 +586,11 @@ MISTAKES: tuple[Mistake, ...] = (
 
 # Messages for a known mistake reached another way than its variants' (see steps.py).
 INFERRED_MESSAGES = {
+    "softmax_fixed_axis": (
+        "softmax ignores its axis argument and always normalises {words}, whatever axis it is given: it is right "
+        "only when that is the axis asked for. Use the axis it is given in both the max and the sum (section 2: "
+        "x.max(axis=axis, ...), e.sum(axis=axis, ...))."
+    ),
     "attention_softmax_axis": (
         "attention takes softmax down the columns of the scores (axis 0), so each column of A sums to 1 "
         "instead of each row. Each row, one query, is a distribution over the keys: softmax(scores, axis=-1) "

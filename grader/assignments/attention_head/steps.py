@@ -58,8 +58,8 @@ AXES: dict[Step, Callable[[int | None], int]] = {
     ok("the axis given, -1 by default"): lambda given: -1 if given is None else given,
     Step("axis 0 by default", "softmax_wrong_axis"): lambda given: 0 if given is None else given,
     Step("always the last axis", "softmax_ignores_axis"): lambda given: -1,
-    Step("always axis 0", "softmax_ignores_axis"): lambda given: 0,
-    Step("always axis 1", "softmax_ignores_axis"): lambda given: 1,
+    Step("axis 0", "softmax_ignores_axis", "softmax_fixed_axis"): lambda given: 0,
+    Step("axis 1", "softmax_ignores_axis", "softmax_fixed_axis"): lambda given: 1,
 }
 
 
