@@ -23,3 +23,10 @@ def load_ipython_extension(ipython: object) -> None:
     from grader.kernel import magic
 
     magic.load(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    """``%unload_ext grader`` (and ``%reload_ext``): ends ``%grade``'s check process."""
+    from grader.kernel import magic
+
+    magic.unload(ipython)

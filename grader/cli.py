@@ -35,7 +35,7 @@ from grader.safe_text import shown
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 from grader.similarity import DEFAULT_THRESHOLD, of_batch, similarity_json
 from grader.submissions import find_submissions
-from grader.watch import saved_again
+from grader.watch import Stamp, saved_again, stamp
 
 INTERNAL_ERROR_EXIT = 70
 
@@ -260,17 +260,18 @@ def check(
                     write_atomic(Path(path), REPORT_FORMATS[name](report))
             echo(REPORT_FORMATS[to_stdout[0] if to_stdout else "text"](report), nl=False)
 
+        graded = stamp(file)  # before the first grade: a save during it is graded again
         grade_and_show()
         if watch:
-            _watch(file, grade_and_show)
+            _watch(file, graded, grade_and_show)
 
 
-def _watch(file: Path, grade_and_show: Callable[[], None]) -> None:
+def _watch(file: Path, graded: Stamp, grade_and_show: Callable[[], None]) -> None:
     """Grade again at each save until Ctrl-C; a save that cannot be graded (the file gone,
     say) is said in one line, and watching goes on."""
-    echo(f"grader: watching {shown(str(file))}: graded again each time it is saved (Ctrl-C stops)", err=True)
+    echo(f"grader: watching {file}: graded again each time it is saved (Ctrl-C stops)", err=True)
     try:
-        for _ in saved_again(file):
+        for _ in saved_again(file, graded):
             try:
                 grade_and_show()
             except GraderError as error:

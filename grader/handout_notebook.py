@@ -27,7 +27,7 @@ has them (the latest version of each you ran), in the grader's sandbox, and show
 and, for each check that fails, what broke and a cell you can paste here to see it yourself.
 Run `%grade` again after each change; `%grade {first}` checks one function only.
 `rubric.toml` comes with this notebook; where it is not beside it (a notebook opened in
-Colab), upload it, or leave out `--rubric rubric.toml` to use the grader's own rubric."""
+Colab), upload it, or run `%grade --assignment {assignment}` instead: the grader's own rubric."""
 
 
 def handout_notebook(template: str, install: str, assignment: Assignment, rubric: str = "rubric.toml") -> str:
@@ -49,7 +49,9 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
     heading, example = assignment.worked_example
     cells.append(nbformat.v4.new_markdown_cell(f"## {heading}"))
     cells.append(nbformat.v4.new_code_cell(example))
-    cells.append(nbformat.v4.new_markdown_cell(CHECK_YOUR_WORK.format(first=assignment.functions[0].name)))
+    cells.append(nbformat.v4.new_markdown_cell(
+        CHECK_YOUR_WORK.format(first=assignment.functions[0].name, assignment=assignment.name)
+    ))
     quoted = install.replace('"', '\\"')
     cells.append(nbformat.v4.new_code_cell(f'%pip install --quiet "{quoted}"\n%load_ext grader\n%grade --rubric {rubric}'))
     notebook = nbformat.v4.new_notebook(

@@ -47,8 +47,9 @@ REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
 CLAIMED = pytest.StashKey[dict]()  # submission index -> whether this run grades it
 ASSIGNMENT = pytest.StashKey[Assignment]()
-# Seconds of a submission's budget left unused by its pictures and diagnoses: its worker's
-# stop and its results' writing come after them.
+# Seconds of a submission's budget left unused by its pictures and diagnoses, besides the
+# import of a worker started again during them (after a call that hung): its worker's stop
+# and its results' writing come after them.
 EXPLAIN_MARGIN_S = 2.0
 
 
@@ -365,8 +366,9 @@ class ReportExtras:
             submission's whole run would pass its own budget (its checks' results would be lost)."""
             if started is None:
                 return None
-            left = submission.limits.submission_budget - (time.monotonic() - started) - EXPLAIN_MARGIN_S
-            return min(submission.limits.check_budget, left) if left > 0 else None
+            limits = submission.limits
+            left = limits.submission_budget - (time.monotonic() - started) - limits.import_timeout - EXPLAIN_MARGIN_S
+            return min(limits.check_budget, left) if left > 0 else None
 
         try:
             left = budget()
@@ -384,18 +386,21 @@ class ReportExtras:
 
 
 def _probe_call(submission: Submission, deadline: float | None = None) -> Callable[[diagnoses.Probe], diagnoses.Answer]:
-    """The submission's answer to a probe; a call that hangs or crashes raises (its
-    function is then not read). With a ``deadline``, the calls after it still get what is
-    left of the time until then, not that call's failure."""
+    """The submission's answer to a probe; a call that hangs or crashes raises
+    :class:`diagnoses.Unanswered` (its function is then not read). With a ``deadline``, the
+    calls after it still get what is left of the time until then, not that call's
+    failure, and none is made after it."""
 
     def call(probe: diagnoses.Probe) -> diagnoses.Answer:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise diagnoses.Unanswered("the diagnosis's time is spent")
         try:
             reply = submission.call(probe.function, list(probe.args), dict(probe.kwargs), return_args=True)
         except SubmissionError as error:
             if error.fails_fast:
                 if deadline is not None:
                     submission.begin_check(budget=max(deadline - time.monotonic(), 0.0))
-                raise
+                raise diagnoses.Unanswered(str(error)) from None
             return diagnoses.Answer(diagnoses.RAISED)
         return diagnoses.Answer(reply.value, tuple(reply.args_after))
 
@@ -413,7 +418,7 @@ def _pictures(submission: Submission, budget: float) -> dict[str, Any]:
             }
             for name, picture in submission.assignment.pictures().items()
         }
-    except SubmissionError:
+    except diagnoses.Unanswered:
         return {}
 
 
@@ -424,10 +429,7 @@ def _diagnose(submission: Submission, failed: set[str], budget: float) -> list[d
     submission.begin_check(budget=budget)
     assignment = submission.assignment
     suspects = {name for name in assignment.function_names if assignment.checks_of(name, tuple(failed))}
-    try:
-        return diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), assignment.mistakes(), suspects)
-    except SubmissionError:
-        return []
+    return diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), assignment.mistakes(), suspects)
 
 
 @pytest.fixture(scope="session")

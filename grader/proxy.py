@@ -195,9 +195,9 @@ class Submission(StudentFunctions):
         restart its clock; before that, probe any function that timed out since the last
         probe (see the module docstring)."""
         self._drop_prefetched()  # before the clock starts: their wait is no check's
+        self._budget = self.limits.check_budget if budget is None else budget
         self._probe_timed_out()
         self._check = check
-        self._budget = self.limits.check_budget if budget is None else budget
         self._check_failure = None
         self._check_started = time.monotonic()
         self.example_calls = []

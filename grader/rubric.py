@@ -158,7 +158,7 @@ def rubric_toml(rubric: Rubric, checks: list[RubricCheck], header: list[str]) ->
             "",
             "[[checks]]",
             f"id = {_toml_string(check.id)}",
-            f"points = {check.points:g}",
+            f"points = {check.points:.17g}",  # read back as the very same number
             f"description = {_toml_string(check.description)}",
             f"visibility = {_toml_string(check.visibility)}",
             f"bonus = {'true' if check.bonus else 'false'}",
@@ -170,12 +170,18 @@ def narrowed(rubric: Rubric, check_ids: tuple[str, ...], folder: Path) -> Rubric
     """``rubric`` with only ``check_ids``, written to ``folder`` (a check run reads its
     rubric from a file) and read back."""
     keep = set(check_ids)
-    header = [f"# {rubric.name}, only {', '.join(check_ids)} (attention-grader {__version__})."]
-    path = folder / f"{rubric.name}.{hashlib.sha256(' '.join(check_ids).encode()).hexdigest()[:12]}.toml"
+    header = [f"# Only {', '.join(check_ids)} (attention-grader {__version__})."]
+    # Named by what it holds: a rubric's name may be anything, a path included.
+    path = folder / f"rubric-{hashlib.sha256(' '.join((rubric.sha256, *check_ids)).encode()).hexdigest()[:16]}.toml"
     path.write_text(rubric_toml(rubric, [check for check in rubric.checks if check.id in keep], header), encoding="utf-8")
     return load_rubric(path, assignments.get(rubric.assignment))
 
 
 def _toml_string(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in escaped) + '"'
+    return '"' + "".join(c if c.isprintable() else _toml_escape(c) for c in escaped) + '"'
+
+
+def _toml_escape(character: str) -> str:
+    code = ord(character)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

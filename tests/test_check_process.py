@@ -41,7 +41,7 @@ def test_a_slow_diagnosis_never_costs_a_submission_its_grade(rubric, isolation):
     """Pictures and diagnoses explain a grade; they stop before the submission's budget
     runs out, so its checks' results stand (here the checks take about 2 s, and the
     diagnosis's calls 1.5 s each)."""
-    tight = Limits(isolation=isolation, submission_budget=12.0)
+    tight = Limits(isolation=isolation, submission_budget=12.0, import_timeout=3.0)
     with CheckProcess() as checks:
         run = checks.run(SLOW_DIAGNOSIS.read_bytes(), rubric, tight)
     assert run.duration_s <= tight.submission_budget

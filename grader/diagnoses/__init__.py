@@ -37,6 +37,12 @@ from grader.report import OBSERVED
 RAISED = "raised"  # the answer of a call that raised
 
 
+class Unanswered(Exception):
+    """A call whose outcome tells nothing of the function: it hung, its worker crashed, or
+    the diagnosis's time is spent. The function it probed (or whose inference made it) is
+    then not read."""
+
+
 @dataclass(frozen=True)
 class Probe:
     """One call made to diagnose: the function, its positional and keyword arguments."""
@@ -195,16 +201,15 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
     then what the probes showed of a wrong function no mistake explains (``"id": "observed"``);
     of the functions in ``suspects`` only (None: every function), those a check found wrong.
 
-    ``call`` answers one probe; it raises where the call tells nothing (a worker that
-    timed out or crashed, the diagnosis's time budget spent): the function it probed, or
-    whose inference called it (on the head's own helpers, after the probes), is then not
-    read, and the others are.
+    ``call`` answers one probe; it raises :class:`Unanswered` where the call tells nothing:
+    the function it probed, or whose inference called it (on the head's own helpers, after
+    the probes), is then not read, and the others are.
     """
     answers: dict[str, list[Answer]] = {}
     for function, probes in known.probes.items():
         try:
             answers[function] = [call(probe) for probe in probes]
-        except Exception:  # a probe hung or crashed: this function is not read
+        except Unanswered:
             continue
     expected = {function: list(_answers(known, known.reference[function], function)) for function in known.probes}
     correct = {
@@ -230,7 +235,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
         helpers_right = all(_usable(known, f, correct, found) for f in builds_on)
         try:
             finding = infer([answer.value for answer in answers[function]], call, helpers_right)
-        except Exception:  # a call of the head's own helper hung or crashed: this function is not read
+        except Unanswered:  # a call of the head's own helper told nothing: this function is not read
             continue
         seen = {entry["id"] for entry in found}
         for step in finding.steps:

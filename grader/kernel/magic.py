@@ -43,13 +43,23 @@ class GradeMagics(Magics):
                 rubric_path=Path(options.rubric) if options.rubric else None,
                 assignment=options.assignment,
             )
-            if options.json:
-                write_atomic(Path(options.json), REPORT_FORMATS["json"](report))
         except GraderError as error:  # the error boundary of this route, as the CLI's for its own
             raise MagicUsageError(str(error)) from None
         display({"text/html": notebook_fragment(report), "text/plain": REPORT_FORMATS["text"](report)}, raw=True)
+        if options.json:
+            try:
+                write_atomic(Path(options.json), REPORT_FORMATS["json"](report))
+            except OSError as error:  # the report is shown above; only its copy is missing
+                raise MagicUsageError(f"cannot write {options.json}: {error.strerror or error}") from None
 
 
 def load(shell: Any) -> None:
     """Register ``%grade`` with ``shell`` (``%load_ext grader``)."""
     shell.register_magics(GradeMagics)
+
+
+def unload(shell: Any) -> None:
+    """End the session's check process (``%unload_ext grader``, ``%reload_ext grader``)."""
+    magics = shell.magics_manager.registry.get(GradeMagics.__name__)
+    if magics is not None:
+        magics.session.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ class Session:
 
     def __init__(self, warn: Callable[[str], object]) -> None:
         self._warn = warn
+        self._stack = contextlib.ExitStack()  # the check process, once started
         self._checks: CheckProcess | None = None
         self._folder = Path(tempfile.mkdtemp(prefix="grader-kernel-"))
         self._isolation: str | None = None
@@ -42,7 +44,7 @@ class Session:
             history.notebook(cells), NOTEBOOK_SUFFIX, identity(STUDENT, SUBMISSION, limits), rubric, limits
         )
         if self._checks is None:
-            self._checks = CheckProcess()
+            self._checks = self._stack.enter_context(CheckProcess())
         return grade_prepared(prepared, rubric, limits, self._checks)
 
     def _limits(self) -> Limits:
@@ -59,15 +61,12 @@ class Session:
         if not wanted:
             names = ", ".join(of_rubric.function_names)
             raise UsageError(f"%grade {function}: no check of this rubric tests {function!r}; grade one of {names}, or all")
+        self._folder.mkdir(exist_ok=True)  # gone if the extension was unloaded since
         return narrowed(rubric, wanted, self._folder)
 
     def close(self) -> None:
         """End the check process (it stops its sandbox and removes its folders) and this session's folder."""
-        if self._checks is not None:
-            with contextlib.suppress(Exception):
-                self._checks.__exit__(None, None, None)
-            self._checks = None
-        for path in self._folder.glob("*"):
-            path.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            self._folder.rmdir()
+        self._checks = None
+        with contextlib.suppress(Exception):  # the kernel is ending: nothing here may stop it
+            self._stack.close()
+        shutil.rmtree(self._folder, ignore_errors=True)

@@ -27,19 +27,20 @@ from typing import Any
 import numpy as np
 
 from grader.assignments.attention_head.steps import (
-    MASK_PASSING,
     MASKINGS,
+    MASK_PASSING,
     ROUNDINGS,
     AttentionProbes,
     Scores,
+    as_answered,
     attention_sentence,
     close_pair,
-    first_stage,
     project,
     projections,
     returned_form,
     rounding_of,
-    shown,
+    tolerance,
+    unmasked_scores,
     weights_of,
 )
 from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, shared_wrong
@@ -64,13 +65,13 @@ class Reading:
         except (ValueError, TypeError, ZeroDivisionError):
             return RAISED
         A = A if isinstance(A, str) or self.decimals is None else np.round(A, self.decimals)
-        return shown(A, probe, self.returns)
+        return as_answered(A, probe, self.returns)
 
 
 def _matches(scores: Scores, softmax: StudentCall, probes: tuple[tuple, ...], answers: list[Any], reading: Reading) -> bool:
     """Whether ``scores`` with the student's softmax gives what the head's answers show on
     every probe it answered (a probe the head raised on proves nothing)."""
-    atol = 1e-5 if reading.decimals is None else 0.5 * 10.0**-reading.decimals + 1e-9
+    atol = tolerance(reading.decimals)
     for probe, answer in zip(probes, answers):
         if isinstance(answer, str):
             continue
@@ -109,7 +110,7 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
     explained: list[tuple[Step, ...]] = []
     for call in softmaxes:
         softmax = _remembered(call)
-        alive = first_stage()
+        alive = unmasked_scores()
         for stage in ("moderate", "large"):
             for probe, answer in zip(getattr(probes, stage), own[stage]):
                 alive = [scores for scores in alive if _matches(scores, softmax, (probe,), [answer], reading)]

@@ -282,7 +282,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "softmax_reexpands_last_axis",
         "softmax reduces along the axis it is given but puts the reduced axis back as the last one "
         "([..., None]) instead of where it was, so only axis=-1 is right: for any other axis the max and "
-        "the sum broadcast against the wrong entries. keepdims=True keeps the axis in its place "
+        "the sum line up with the wrong entries, or do not broadcast at all. keepdims=True keeps the axis in its place "
         "(section 2: x.max(axis=axis, keepdims=True)).",
         "softmax",
         (_softmax_with(lambda x, axis: x.max(axis=axis)[..., None], lambda e, axis: e.sum(axis=axis)[..., None]),),
@@ -319,8 +319,8 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "scale_after_softmax",
-        "attention divides the weights by sqrt(d_k) after softmax instead of the scores before it, so each "
-        "row of A sums to 1/sqrt(d_k) and the softmax itself sees unscaled scores. Scale the scores: "
+        "attention divides the weights by sqrt(d_k) after softmax instead of the scores before it: the softmax "
+        "sees unscaled scores, and the weights it made are then shrunk by sqrt(d_k). Scale the scores: "
         "softmax(Q K^T / sqrt(d_k)) (section 2: scores = (Q @ K.T) / np.sqrt(d_k)).",
         "attention",
         (_scaled_after_softmax,),
@@ -378,9 +378,10 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mask_after_softmax",
-        "attention applies the mask after softmax, zeroing weights without renormalising, so masked "
-        "rows sum to less than 1. Mask the scores with -inf before softmax; softmax then renormalises "
-        "over what survives (section 4, 'The masking happens to the logits, before the normalization').",
+        "attention applies the mask after softmax, zeroing weights without renormalising: a masked row's "
+        "remaining weights are not a distribution over the keys it may see. Mask the scores with -inf before "
+        "softmax; softmax then renormalises over what survives (section 4, 'The masking happens to the logits, "
+        "before the normalization').",
         "attention",
         (_attention_with(masked=lambda s, m: s, after_softmax=lambda A, m: A if m is None else np.where(m, A, 0.0)),),
     ),

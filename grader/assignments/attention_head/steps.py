@@ -203,7 +203,7 @@ class Scores:
         return dataclasses.replace(self, reading=reading, fill=fill)
 
 
-def first_stage() -> list[Scores]:
+def unmasked_scores() -> list[Scores]:
     """Every way of computing the scores of an unmasked call (the masking is searched after)."""
     return [
         Scores(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, DEFAULT_MASKS, SCALED)
@@ -234,8 +234,8 @@ class Weights:
 
 
 @functools.cache
-def _first_stage() -> list[Weights]:
-    return [Weights(scores, normaliser) for scores in first_stage() for normaliser in NORMALISERS]
+def _unmasked_weights() -> list[Weights]:
+    return [Weights(scores, normaliser) for scores in unmasked_scores() for normaliser in NORMALISERS]
 
 
 # -- the three functions --------------------------------------------------------------------
@@ -269,8 +269,8 @@ def _softmax_facts(probes: list, answers: list[Any]) -> list[str]:
         axis = kwargs.get("axis", -1)
         sums = np.sum(np.asarray(answer, dtype=float), axis=axis)
         if np.all(np.isfinite(sums)) and not np.allclose(sums, 1.0, atol=1e-4):
-            shown = ", ".join(f"{value:.4g}" for value in sums.ravel()[:4])
-            return [f"softmax's results do not sum to 1 along the axis it is given: the sums are {shown} on a {np.shape(args[0])} input."]
+            sums_seen = ", ".join(f"{value:.4g}" for value in sums.ravel()[:4])
+            return [f"softmax's results do not sum to 1 along the axis it is given: the sums are {sums_seen} on a {np.shape(args[0])} input."]
     return []
 
 
@@ -293,7 +293,7 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
     returns, combine = form
     own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
     found = [step for step in (returns, combine) if not step.correct]
-    first = [w for w in _first_stage() if _matches(w, probes.moderate, own["moderate"], returns)]
+    first = [w for w in _unmasked_weights() if _matches(w, probes.moderate, own["moderate"], returns)]
     shifted = [
         _with_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
         if _matches(_with_shift(w, shift), probes.large, own["large"], returns)
@@ -308,8 +308,8 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
         rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
         every_own = [*own["moderate"], *own["large"], *own["masked"]]
         explained = [(*w.steps(), rounding) for w in _all_stages() if _matches(w, every, every_own, returns, decimals)]
-    if not explained:
-        return Finding([], _weights_facts(probes.moderate, own["moderate"]))
+    if not explained:  # what the form proved stands; A is said only where the head returns it
+        return Finding(found, [] if returns is RETURNED_OUT else _weights_facts(probes.moderate, own["moderate"]))
     wrong = shared_wrong(explained)
     if wrong is None:  # A is the lesson's: only what it returns can be wrong
         return Finding(found, [])
@@ -351,7 +351,7 @@ def _with_masking(weights: Weights, reading: Step, fill: Step) -> Weights:
 @functools.cache
 def _all_stages() -> list[Weights]:
     """Rounding hides every other step from the staged search: try it on the likeliest heads."""
-    return [_with_shift(w, shift) for w in _first_stage() for shift in ATTENTION_SHIFTS]
+    return [_with_shift(w, shift) for w in _unmasked_weights() for shift in ATTENTION_SHIFTS]
 
 
 RETURNED = ok("(out, A)")
@@ -404,7 +404,7 @@ def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
 
 
 def weights_of(value: Any, returns: Step) -> Any:
-    """What an answer shows of A: A itself, or out when only out is returned (see :func:`shown`)."""
+    """What an answer shows of A: A itself, or out when only out is returned (see :func:`as_answered`)."""
     if isinstance(value, str):
         return value
     if returns is RETURNED_OUT:
@@ -414,7 +414,13 @@ def weights_of(value: Any, returns: Step) -> Any:
     return A.T if returns is RETURNED_TRANSPOSED else A
 
 
-def shown(A: Any, probe: tuple, returns: Step) -> Any:
+def tolerance(decimals: int | None) -> float:
+    """How far a head's weight may be from a candidate's: the checks' tolerance, or half a
+    unit in the last decimal a head that rounds keeps."""
+    return 1e-5 if decimals is None else 0.5 * 10.0**-decimals + 1e-9
+
+
+def as_answered(A: Any, probe: tuple, returns: Step) -> Any:
     """What a candidate's weights A would show in an answer returned as ``returns``."""
     if isinstance(A, str) or returns is not RETURNED_OUT:
         return A
@@ -434,10 +440,10 @@ def _matches(
     for probe, answer in zip(probes, answers):
         if isinstance(answer, str):
             continue
-        want = shown(cached(weights, probe, lambda: evaluate(weights, probe)), probe, returns)
+        want = as_answered(cached(weights, probe, lambda: evaluate(weights, probe)), probe, returns)
         if decimals is not None and not isinstance(want, str):
             want = np.round(want, decimals)
-        if not close(answer, want, atol=1e-5 if decimals is None else 0.5 * 10.0**-decimals + 1e-9):
+        if not close(answer, want, atol=tolerance(decimals)):
             return False
     return True
 
@@ -472,8 +478,8 @@ def _weights_facts(probes: tuple[tuple, ...], weights: list[Any]) -> list[str]:
         if np.allclose(columns, 1.0, atol=1e-4) and not np.allclose(rows, 1.0, atol=1e-4):
             return ["attention's weights A have columns that sum to 1, not rows: each row, one query, must be a distribution."]
         if not np.allclose(rows, 1.0, atol=1e-4):
-            shown = ", ".join(f"{value:.4g}" for value in rows[:4])
-            return [f"the rows of attention's weights A do not sum to 1 (they sum to {shown} for Q {probe[0].shape})."]
+            sums_seen = ", ".join(f"{value:.4g}" for value in rows[:4])
+            return [f"the rows of attention's weights A do not sum to 1 (they sum to {sums_seen} for Q {probe[0].shape})."]
     divisors = [_fitted_divisor(probe, A) for probe, A in zip(probes, weights)]
     known = [(probe, c) for probe, c in zip(probes, divisors) if c is not None]
     if len({probe[0].shape[1] for probe, _ in known}) >= 2:  # a ratio to d_k needs two d_k
