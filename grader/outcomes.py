@@ -79,10 +79,11 @@ class FunctionMissing(SubmissionError):
 class CallRaised(SubmissionError):
     kind = "raised"
 
-    def __init__(self, message: str, *, exception_type: str, line: int | None) -> None:
+    def __init__(self, message: str, *, exception_type: str, line: int | None, text: str = "") -> None:
         super().__init__(message, calls=None)
         self.exception_type = exception_type
         self.line = line
+        self.text = text  # the exception's own message, as the submission raised it
 
 
 class NotImplementedYet(CallRaised):

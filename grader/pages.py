@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from grader import assignments
-from grader.report import OBSERVED, Report, score_summary, source_lines, without_details, write_atomic
+from grader.report import NOT_MISTAKES, Report, score_summary, source_lines, without_details, write_atomic
 from grader.safe_text import shown
 
 
@@ -248,8 +248,8 @@ def class_page(
             f'<td><span class="bar" style="width:{rate * 12:.2f}em"></span> {rate:.0%}</td></tr>'
         )
     body.append("</table><h2>Mistakes</h2>")
-    # What the probes showed of an unknown mistake ("observed") is not a mistake to count.
-    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses if d["id"] != OBSERVED)
+    # What the probes showed of an unknown mistake, or of an unfinished function, is not a mistake to count.
+    mistakes = Counter(d["id"] for report in reports for d in report.diagnoses if d["id"] not in NOT_MISTAKES)
     if mistakes:
         body.append("<table><tr><th>mistake</th><th>submissions</th></tr>")
         body += [f"<tr><td><code>{escape(m)}</code></td><td>{n}</td></tr>" for m, n in mistakes.most_common()]
@@ -272,8 +272,8 @@ def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str
     body = [
         "<h2>Submissions that look alike</h2>",
         f"<p class=\"muted\">A reason to look, never proof (pairs scoring at least {found['threshold']:g}; "
-        "the lesson's code, what most of the class shares and the mistakes the grader names, which students "
-        "make on their own, are left out). Grades are unchanged.</p>",
+        "the lesson's code and what much of the class shares are left out; two students can make the same rare "
+        "mistake on their own, so look at the code before concluding). Grades are unchanged.</p>",
     ]
     if not found["pairs"]:
         body.append("<p class=\"muted\">No pair scored above the threshold.</p>")

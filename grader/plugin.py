@@ -32,7 +32,7 @@ from grader.assignments import Assignment
 from grader.claims import claim
 from grader.errors import GraderError, UsageError
 from grader.examples import cache_key, recorded_examples
-from grader.outcomes import CheckFailure, SubmissionError
+from grader.outcomes import CallRaised, CheckFailure, SubmissionError
 from grader.proxy import Submission
 from grader.report import failure_details
 from grader.resources import examples_cache, project_file
@@ -401,6 +401,8 @@ def _probe_call(submission: Submission, deadline: float | None = None) -> Callab
                 if deadline is not None:
                     submission.begin_check(budget=max(deadline - time.monotonic(), 0.0))
                 raise diagnoses.Unanswered(str(error)) from None
+            if isinstance(error, CallRaised):
+                return diagnoses.Answer(diagnoses.RAISED, raised=error.exception_type, text=error.text)
             return diagnoses.Answer(diagnoses.RAISED)
         return diagnoses.Answer(reply.value, tuple(reply.args_after))
 

@@ -456,6 +456,7 @@ class Submission(StudentFunctions):
                     f"{function}() is not written yet: it raises NotImplementedError{where}",
                     exception_type=kind,
                     line=line,
+                    text=text,
                 )
             hint = ""
             if kind == "TypeError" and "argument" in text:
@@ -466,7 +467,7 @@ class Submission(StudentFunctions):
             if kind == "BlockingIOError" or (kind == "RuntimeError" and "can't start new thread" in text):
                 hint = "; the sandbox lets a submission start only a few processes and threads: the lesson's functions need none"
             hint = hint or _space_hint(kind, text, self.limits)
-            raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line)
+            raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line, text=text)
         if status == "missing":
             raise FunctionMissing(self._missing(function))
         raise wire.WireError(f"unexpected reply status {status!r}")

@@ -23,6 +23,10 @@ SYMBOLS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIM
 NO_REPRO_KINDS = frozenset({"not_implemented", "missing_function", "import_failed", "import_timeout", "grader_error"})
 # The id of a diagnosis that describes what no mistake of the catalogue explains.
 OBSERVED = "observed"
+# The id of a diagnosis that says what an unfinished function (a stub, a placeholder) does.
+UNFINISHED = "unfinished"
+# Diagnoses that name no mistake of the catalogue: what counts mistakes leaves them out.
+NOT_MISTAKES = frozenset({OBSERVED, UNFINISHED})
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""Shared fixtures: the known heads, graded once per test session through the batch path;
-and the ``bubblewrap`` marker.
+"""Shared fixtures: the known heads (with the heads tests/in_progress.py and
+tests/inline_heads.py make), graded once per test session through the batch path; and the
+``bubblewrap`` marker.
 
 A test marked ``bubblewrap`` needs the real sandbox. Where bubblewrap cannot start a
 worker (a bare container, macOS) it is skipped with the reason; in CI (``CI`` set, as
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+import in_progress
+import inline_heads
 from grader.batch import grade_folder, read_in_full
 from grader.report import Report
 from grader import assignments
@@ -132,6 +135,8 @@ def graded_heads(tmp_path_factory: pytest.TempPathFactory, rubric: Rubric, isola
     folder = tmp_path_factory.mktemp("heads")
     for path in known_heads():
         shutil.copyfile(path, folder / f"{head_id(path)}.py")
+    in_progress.write(folder)
+    inline_heads.write(folder)
     limits = Limits(isolation=isolation)
     out = tmp_path_factory.mktemp("reports")
     reports = grade_folder(folder, out, rubric, limits, jobs=os.cpu_count() or 1)

@@ -1,91 +1,206 @@
 """Every consequence a diagnosis states is true of the head it is told to.
 
 A known mistake's message may say what the mistake does (``Mistake.consequence``): what a
-fully masked row becomes, say. The grader reads it from the head's own answers; here it is
-checked against the head itself, imported in this trusted test process and called directly
-on the same input, for every head under ``tests/heads/`` that is told such a mistake.
+fully masked row becomes, that the function raises for some shapes, that a row becomes
+nan. The grader reads it from the head's own answers; here each sentence a consequence can
+state is checked against the head itself, imported in this trusted test process and called
+directly, for every head graded in the session (tests/heads/ and the heads the tests make)
+that is told such a mistake.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
-import pytest
 
+import inline_heads
 from conftest import HEADS, head_id
-from grader.assignments.attention_head.mistakes import ALL_MASKED, FULLY_MASKED, FULLY_MASKED_ROW, KNOWN
+from grader.assignments.attention_head import mistakes
+from grader.assignments.attention_head.mistakes import FULLY_MASKED_ROW, KNOWN, PROBES
 
 TOLD_HEADS = sorted(HEADS.glob("**/*.py"))  # buggy/, second_set/, wild/ and the correct ones
-MASKED_PROBE = KNOWN.probes["attention"][FULLY_MASKED]
-ALL_MASKED_PROBE = KNOWN.probes["attention"][ALL_MASKED]
+# Where each function's probes show a fully masked row, and every key masked.
+MASKED = {
+    "attention": (mistakes.FULLY_MASKED, mistakes.ALL_MASKED),
+    "self_attention": (mistakes.SA_FULLY_MASKED, mistakes.SA_ALL_MASKED),
+}
+LARGE = {"attention": (5,), "self_attention": (mistakes.SA_LARGE,)}
 
 
-def _head(path: Path):
+def _module(name: str, source: str) -> ModuleType:
+    module = ModuleType(name)
+    exec(compile(source, name, "exec"), module.__dict__)  # a test head, trusted here
+    return module
+
+
+def _head(path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"told_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _masked_row(head) -> np.ndarray:
-    Q, K, V, mask = (np.copy(a) for a in MASKED_PROBE.args)
-    with np.errstate(all="ignore"):
-        return np.asarray(head.attention(Q, K, V, mask)[1], dtype=float)[FULLY_MASKED_ROW]
+def _call(head: ModuleType, function: str, args: tuple, kwargs: dict | None = None):
+    """The head's answer, or the exception it raised."""
+    try:
+        with np.errstate(all="ignore"):
+            return getattr(head, function)(*(np.copy(a) if isinstance(a, np.ndarray) else a for a in args), **(kwargs or {}))
+    except Exception as error:  # noqa: BLE001 - what a head raises is what is checked
+        return error
 
 
-def _all_masked_row(head) -> np.ndarray:
-    Q, K, V, mask = (np.copy(a) for a in ALL_MASKED_PROBE.args)
-    with np.errstate(all="ignore"):
-        return np.asarray(head.attention(Q, K, V, mask)[1], dtype=float)[FULLY_MASKED_ROW]
+def _probe(head: ModuleType, function: str, index: int):
+    probe = PROBES[function][index]
+    return _call(head, function, probe.args, probe.kwargs)
 
 
-def _unmasked_row(head) -> np.ndarray:
-    Q, K, V, _ = (np.copy(a) for a in MASKED_PROBE.args)
-    with np.errstate(all="ignore"):
-        return np.asarray(head.attention(Q, K, V)[1], dtype=float)[FULLY_MASKED_ROW]
+def _row(answer) -> np.ndarray:
+    return np.asarray(answer[1], dtype=float)[FULLY_MASKED_ROW]
 
 
-# Each sentence a message may state, and how to see it in the head itself.
-CLAIMS: dict[str, Callable] = {
-    "a fully masked row then becomes uniform weights instead of nan": lambda head: np.allclose(
-        _masked_row(head), 1 / MASKED_PROBE.args[1].shape[0], atol=1e-5
+def _rows(head: ModuleType, function: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The fully masked row, the same row when every key is masked, and with no mask."""
+    masked, every = MASKED[function]
+    unmasked = PROBES[function][masked].args[:-1]
+    return _row(_probe(head, function, masked)), _row(_probe(head, function, every)), _row(_call(head, function, unmasked))
+
+
+def _nan(answer) -> bool:
+    parts = answer if isinstance(answer, tuple) else (answer,)
+    return not isinstance(answer, Exception) and any(np.isnan(np.asarray(part, dtype=float)).any() for part in parts)
+
+
+def _inf_or_nan(answer) -> bool:
+    parts = answer if isinstance(answer, tuple) else (answer,)
+    return not isinstance(answer, Exception) and any(not np.isfinite(np.asarray(part, dtype=float)).all() for part in parts)
+
+
+def _raises_where(head: ModuleType, function: str, picks: Callable[[tuple], bool]) -> bool:
+    picked = [probe for probe in PROBES[function] if picks(probe.args)]
+    return bool(picked) and all(isinstance(_call(head, function, p.args, p.kwargs), Exception) for p in picked)
+
+
+def _wrong_somewhere(head: ModuleType, function: str) -> bool:
+    for probe in PROBES[function]:
+        got, want = _call(head, function, probe.args, probe.kwargs), KNOWN.reference[function](*probe.args, **probe.kwargs)
+        if isinstance(got, Exception):
+            continue
+        parts = zip(got, want) if isinstance(want, tuple) else [(got, want)]
+        if not all(np.shape(a) == np.shape(b) and np.allclose(a, b, equal_nan=True) for a, b in parts):
+            return True
+    return False
+
+
+def _uniform(row: np.ndarray) -> bool:
+    return bool(np.allclose(row, 1 / row.size, atol=1e-5))
+
+
+# Each sentence a consequence may state (a pattern), and how to see it in the head itself,
+# given the function the mistake is told of.
+CLAIMS: dict[str, Callable[[ModuleType, str, re.Match], bool]] = {
+    r"a fully masked row then becomes uniform weights instead of nan": lambda head, f, m: _uniform(_rows(head, f)[0]),
+    r"a fully masked row then gets the weights it would have with no mask at all instead of nan": lambda head, f, m: (
+        np.allclose(_rows(head, f)[0], _rows(head, f)[2], atol=1e-5)
     ),
-    "a fully masked row then gets the weights it would have with no mask at all instead of nan": lambda head: np.allclose(
-        _masked_row(head), _unmasked_row(head), atol=1e-5
-    ),
-    "a fully masked row then gets finite weights instead of nan": lambda head: bool(np.all(np.isfinite(_masked_row(head)))),
+    r"a fully masked row then gets finite weights instead of nan": lambda head, f, m: bool(np.isfinite(_rows(head, f)[0]).all()),
     # A softmax that turns a row of equal finite scores to nan shows it only when every key is masked.
-    "when every key is masked, the weights then become uniform instead of nan": lambda head: (
-        np.all(np.isnan(_masked_row(head))) and np.allclose(_all_masked_row(head), 1 / ALL_MASKED_PROBE.args[1].shape[0], atol=1e-5)
+    r"when every key is masked, the weights then become uniform instead of nan": lambda head, f, m: (
+        np.isnan(_rows(head, f)[0]).all() and _uniform(_rows(head, f)[1])
     ),
-    "when every key is masked, the weights then stay finite instead of nan": lambda head: (
-        np.all(np.isnan(_masked_row(head))) and bool(np.all(np.isfinite(_all_masked_row(head))))
+    r"when every key is masked, the weights then stay finite instead of nan": lambda head, f, m: (
+        np.isnan(_rows(head, f)[0]).all() and bool(np.isfinite(_rows(head, f)[1]).all())
     ),
-    "a fully masked row is then not guaranteed to be nan": lambda head: (
-        np.all(np.isnan(_masked_row(head))) and np.all(np.isnan(_all_masked_row(head)))
+    r"a fully masked row is then not guaranteed to be nan": lambda head, f, m: (
+        np.isnan(_rows(head, f)[0]).all() and np.isnan(_rows(head, f)[1]).all()
     ),
+    r", so the rows of attention's weights A do not sum to 1": lambda head, f, m: any(
+        not np.allclose(np.sum(_probe(head, "attention", i)[1], axis=1), 1.0, atol=1e-4) for i in range(3)
+    ),
+    r", so logits around 1000 overflow to inf and the row becomes nan": lambda head, f, m: any(
+        _nan(_probe(head, "softmax", i)) for i in mistakes.SOFTMAX_LARGE
+    ),
+    r", so logits around 1000 overflow to inf$": lambda head, f, m: any(
+        _inf_or_nan(_probe(head, "softmax", i)) for i in mistakes.SOFTMAX_LARGE
+    ),
+    r", so a row of small logits next to a row of large ones underflows to 0/0 = nan": lambda head, f, m: _nan(
+        _probe(head, "softmax", mistakes.SOFTMAX_LARGE[0])
+    ),
+    r", so a row that spans about ±1000 overflows to inf and becomes nan": lambda head, f, m: any(
+        _nan(_probe(head, "softmax", i)) for i in mistakes.SOFTMAX_LARGE
+    ),
+    r"(so does|,? so) a row holding -inf \(a masked score\)": lambda head, f, m: _nan(_probe(head, "softmax", mistakes.SOFTMAX_MASKED)),
+    r"it raises for non-square inputs and is wrong for square ones": lambda head, f, m: _raises_where(
+        head, "softmax", lambda args: np.ndim(args[0]) == 2 and args[0].shape[0] != args[0].shape[1]
+    ) and _wrong_somewhere(head, "softmax"),
+    r"that raises unless d_k equals the number of keys, and is wrong even then": lambda head, f, m: _raises_where(
+        head, "attention", lambda args: args[0].shape[1] != args[1].shape[0]
+    ) and _wrong_somewhere(head, "attention"),
+    r"that raises unless d_k equals the number of tokens, and is wrong even then": lambda head, f, m: _raises_where(
+        head, "self_attention", lambda args: args[2].shape[1] != args[0].shape[0]
+    ) and _wrong_somewhere(head, "self_attention"),
+    r" \(and the shapes fit only when there are as many queries as keys\)": lambda head, f, m: _raises_where(
+        head, "attention", lambda args: args[0].shape[0] != args[1].shape[0]
+    ),
+    r"that raises unless the weights are square, and is wrong even then": lambda head, f, m: _raises_where(
+        head, "self_attention", lambda args: any(W.shape[0] != W.shape[1] for W in args[1:4])
+    ) and _wrong_somewhere(head, "self_attention"),
+    r"(that is wrong|its results are wrong)": lambda head, f, m: _wrong_somewhere(head, f),
+    r"it raised (\w+) on an input of shape \((\d+), (\d+), (\d+)\)( and axis=(-?\d+))?": lambda head, f, m: isinstance(
+        _call(head, "softmax", (np.zeros(tuple(int(m[i]) for i in (2, 3, 4))),), {"axis": int(m[6])} if m[6] else {}),
+        Exception,
+    ),
+    r"it raised (\w+) on the lesson's 2-D inputs.*, and answers when given a batch of one": lambda head, f, m: all(
+        isinstance(_probe(head, f, i), Exception) for i in range(len(PROBES[f]))
+    ) and not isinstance(
+        _call(head, f, tuple(a[None] if isinstance(a, np.ndarray) else a for a in PROBES[f][0].args)), Exception
+    ),
+    r", so large scores overflow to inf and their row becomes nan": lambda head, f, m: any(_nan(_probe(head, f, i)) for i in LARGE[f]),
+    r", so large scores overflow to inf$": lambda head, f, m: any(_inf_or_nan(_probe(head, f, i)) for i in LARGE[f]),
 }
 
 
+def _told_heads() -> dict[str, ModuleType | Path]:
+    """Every head graded in the session, by its id: files, and the sources the tests make."""
+    heads: dict[str, ModuleType | Path] = {head_id(path): path for path in TOLD_HEADS}
+    for name, (source, _) in inline_heads.heads().items():
+        heads[f"inline__{name}"] = source
+    return heads
+
+
 def test_every_stated_consequence_holds_for_the_head_it_is_told_to(graded_heads):
-    reports = graded_heads
     checked = 0
-    for path in TOLD_HEADS:
-        report = reports.get(head_id(path))
+    for student, head in _told_heads().items():
+        report = graded_heads.get(student)
         if report is None:
             continue
         for diagnosis in report.diagnoses:
             mistake = KNOWN.by_id.get(diagnosis["id"])
             if mistake is None or mistake.consequence is None:
                 continue
-            stated = [claim for claim in CLAIMS if claim in diagnosis["message"]]
-            assert len(stated) == 1, f"{path.name}: {diagnosis['message']}"
-            assert CLAIMS[stated[0]](_head(path)), f"{path.name} is told '{stated[0]}', which it does not do"
+            consequence = _consequence_of(mistake, diagnosis)
+            if not consequence:
+                continue  # the message states nothing the answers did not show
+            module = _head(head) if isinstance(head, Path) else _module(f"told_{student}", head)
+            stated = [(claim, match) for claim in CLAIMS for match in [re.search(claim, consequence)] if match]
+            assert stated, f"{student}: no claim checks '{consequence}' ({diagnosis['message']})"
+            for claim, match in stated:
+                assert CLAIMS[claim](module, mistake.function, match), f"{student} is told '{consequence}', which it does not do"
             checked += 1
-    assert checked >= 4  # the heads that fill or add a large negative number, in several folders
+    assert checked >= 10
+
+
+def _consequence_of(mistake, diagnosis: dict[str, str]) -> str:
+    """The part of a told message its consequence filled in."""
+    before, _, after = mistake.message.partition("{consequence}")
+    message = diagnosis["message"]
+    assert message.startswith(before.format(words="")[:40]), message
+    end = len(message) - len(after.format(words="")) if after else len(message)
+    return message[len(before):end]
 
 
 def test_each_claim_can_be_false():
@@ -101,9 +216,11 @@ def test_each_claim_can_be_false():
             A = e / e.sum(axis=-1, keepdims=True)
             return A @ V, A
 
-        return type("Head", (), {"attention": staticmethod(attention)})
+        module = ModuleType("head")
+        module.attention = attention
+        return module
 
     added, filled = head(lambda s, m: s + np.where(m, 0.0, -1e9)), head(lambda s, m: np.where(m, s, -1e9))
     uniform, unmasked = list(CLAIMS.values())[:2]
-    assert unmasked(added) and not uniform(added)
-    assert uniform(filled) and not unmasked(filled)
+    assert unmasked(added, "attention", None) and not uniform(added, "attention", None)
+    assert uniform(filled, "attention", None) and not unmasked(filled, "attention", None)

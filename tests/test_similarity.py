@@ -1,6 +1,6 @@
 """--similarity: disguised copies are listed with the fragments they share, independent
-heads and copies of the lesson are not, a shared odd bug counts (a named mistake does
-not), and grades never change."""
+heads and copies of the lesson are not, a shared rare wrong answer counts (a named mistake
+too, by how rare it is), and grades never change."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from conftest import HEADS, REFERENCE
 from disguises import DISGUISES, transplanted
 from grader.cli import cli
-from grader.report import OBSERVED, CheckEntry, Report
+from grader.report import CheckEntry, Report
 from grader.similarity import analyse, combined
 from grader.similarity.behaviour import behaviours
 
@@ -97,13 +97,25 @@ def _report(checks: list[CheckEntry], diagnoses: list[str]) -> Report:
     )
 
 
-def test_behaviours_leave_out_bonus_checks_and_named_mistakes():
-    failed = CheckEntry(id="attention.scaling", description="", status="failed", points=0.0, max_points=5.0,
-                        visibility="visible", bonus=False, kind="wrong_answer", feedback="A is wrong", counterexample={"Q": [[1.0]]})
-    bonus = dataclasses.replace(failed, id="extension.batched", bonus=True)
-    assert len(behaviours(_report([failed, bonus], []))) == 1  # a bonus check not attempted is no mistake
-    assert behaviours(_report([failed], ["missing_scale"])) == set()  # a catalogue mistake: made on one's own
-    assert len(behaviours(_report([failed], ["missing_scale", OBSERVED]))) == 1  # something else is wrong too
+FAILED = CheckEntry(id="attention.scaling", description="", status="failed", points=0.0, max_points=5.0,
+                    visibility="visible", bonus=False, kind="wrong_answer", feedback="A is wrong", counterexample={"Q": [[1.0]]})
+
+
+def test_behaviours_leave_out_bonus_checks_and_count_named_mistakes():
+    bonus = dataclasses.replace(FAILED, id="extension.batched", bonus=True)
+    assert len(behaviours(_report([FAILED, bonus], []))) == 1  # a bonus check not attempted is no mistake
+    assert len(behaviours(_report([FAILED], ["missing_scale"]))) == 1  # a catalogue mistake counts as any other
+
+
+def test_a_named_mistake_counts_by_how_rare_it_is():
+    """Two reports that share a catalogue mistake few of the class make score as two that share
+    an odd bug; one that more than a third of the class makes weighs nothing."""
+    wrong = dataclasses.replace(FAILED, feedback="softmax subtracts the mean", counterexample={"x": [[1000.0, 0.0]]})
+    rare = [_report([wrong], ["softmax_subtracts_mean"]) for _ in range(2)] + [_report([], []) for _ in range(10)]
+    common = [_report([wrong], ["softmax_subtracts_mean"]) for _ in range(5)] + [_report([], []) for _ in range(7)]
+    for reports, listed in ((rare, True), (common, False)):
+        shared = analyse([(f"s{i}", "", report) for i, report in enumerate(reports)])["pairs"]
+        assert bool([pair for pair in shared if pair["behaviour"]["score"] > 0]) == listed
 
 
 def test_the_combined_score_follows_its_rule():
@@ -114,7 +126,7 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     odd = HEADS / "second_set" / "temperature_half.py"  # a mistake the catalogue does not name
-    named = HEADS / "buggy" / "mask_inverted.py"  # one it names: students make it on their own
+    named = HEADS / "buggy" / "mask_inverted.py"  # one it names, rare in this class: counted as rare
     for number in range(3):
         shutil.copyfile(REFERENCE, submissions / f"honest{number}.py")
     shutil.copyfile(LOOPS, submissions / "own.py")
@@ -131,7 +143,7 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     found = json.loads((out / "similarity.json").read_text())
     assert found["schema_version"] == 1 and found["threshold"] == 0.5
     listed = {(pair["a"], pair["b"]): pair for pair in found["pairs"]}
-    assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b")}
+    assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b"), ("named_a", "named_b")}
     assert listed[("odd_a", "odd_b")]["behaviour"]["score"] == 1.0 and listed[("odd_a", "odd_b")]["behaviour"]["checks"]
     assert found["groups"] == []
     page = (out / "index.html").read_text()

@@ -23,16 +23,17 @@ assignment's test heads with a ``# diagnosis:`` line.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from grader.assignments import Assignment
-from grader.diagnoses import inference
-from grader.report import OBSERVED
+from grader.diagnoses import inference, unfinished
+from grader.report import OBSERVED, UNFINISHED
 
 RAISED = "raised"  # the answer of a call that raised
 
@@ -54,16 +55,32 @@ class Probe:
 
 @dataclass(frozen=True)
 class Answer:
-    """What a call gave back (RAISED if it raised), and its arguments after the call."""
+    """What a call gave back (RAISED if it raised), its arguments after the call, and for a
+    call that raised the exception's type and message (read to tell what kind of failure it
+    is, never shown)."""
 
     value: Any
     args_after: tuple[Any, ...] = ()
+    raised: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Every function's probes and the head's answers to them (a function whose probes went
+    unanswered has none)."""
+
+    probes: Mapping[str, list[Probe]]
+    answers: Mapping[str, list[Answer]]
+    # A function read through a batch of one (Mistakes.batch_axis): what it gave the probes as they are.
+    unbatched: dict[str, list[Answer]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Mistake:
     """A known mistake: its id, what to tell the student, the function it shows in, and
-    either the variants that make it or a test of the answers for it."""
+    either the variants that make it or a test of the answers for it. A mistake with
+    neither is one the inference alone names (a step of a function, :mod:`inference`)."""
 
     id: str
     message: str
@@ -72,41 +89,68 @@ class Mistake:
     shows_in: Callable[[list[Probe], list[Answer], list[Answer]], bool] | None = None
     # Functions it calls: a mistake there would show here too, so it must be right.
     builds_on: tuple[str, ...] = ()
-    # What the mistake does to this very head, read from its answers to the probes: the
+    # What the mistake does to this very head, read from its answers (any function's): the
     # message's "{consequence}". A consequence is told only as the head's answers show it.
-    consequence: Callable[[list[Probe], list[Answer]], str] | None = None
+    consequence: Callable[[Evidence], str] | None = None
     # A mistake in what the function does besides its answers (it changes its inputs): the
     # answers may still be wrong in other ways, which the inference then reads.
     beside_answers: bool = False
+    # The mistake of a helper this one repeats in the function's own code (a step of the
+    # helper, made where the function computes the helper's work itself): not told where the
+    # helper is told it, as the function may be calling that helper.
+    same_as: str | None = None
 
-    def told(self, probes: list[Probe], answers: list[Answer]) -> str:
-        """The message for a head that gave ``answers`` to ``probes``."""
-        if self.consequence is None:
-            return self.message
-        return self.message.format(consequence=self.consequence(probes, answers))
+    def told(self, evidence: Evidence, words: str = "") -> str:
+        """The message for a head whose answers are ``evidence`` (``words``: the step the
+        inference found, for a message that names it)."""
+        consequence = self.consequence(evidence) if self.consequence is not None else ""
+        return self.message.format(consequence=consequence, words=words)
+
+
+# The student's own function as the diagnosis calls it: arguments in, its value out; a call
+# that raised raises :class:`HelperRaised`.
+StudentCall = Callable[..., Any]
+
+
+class HelperRaised(Exception):
+    """The student's helper raised, when the lesson's function called it (see
+    :attr:`Mistakes.over_helpers`): the lesson's function raises the same."""
+
+    def __init__(self, raised: str | None) -> None:
+        super().__init__(raised)
+        self.raised = raised
 
 
 # An assignment's inference of one function: from the head's answers to its probes, a way
-# to call the head (its own helpers, on inputs the inference chooses), and whether the
-# functions it builds on are right (else it may model them by calling the head's own).
-Inferred = Callable[[list[Any], Callable[[Probe], Answer], bool], inference.Finding]
+# to call the head (its own helpers, on inputs the inference chooses), and how its helpers
+# stand (RIGHT, WRONG: read over the head's own, UNREADABLE: unfinished or unanswered).
+Inferred = Callable[[list[Answer], Callable[[Probe], Answer], str], inference.Finding]
+RIGHT, WRONG, UNREADABLE = "right", "wrong", "unreadable"
 
 
 @dataclass(frozen=True, eq=False)
 class Mistakes:
     """An assignment's known mistakes: the probes of each function, the reference that
-    answers them, the mistakes in the order they are told, and optionally an inference of
-    each function with the functions it builds on (which must be right for it to run)."""
+    answers them, the mistakes in the order they are told, and optionally: each function's
+    parameters and helpers (the functions it calls in the lesson), the lesson's function
+    over the student's own helpers, an inference of each function, and the placeholders of
+    the lesson that an unfinished function returns."""
 
     probes: Mapping[str, list[Probe]]
     reference: Mapping[str, Callable]
     mistakes: tuple[Mistake, ...]
-    inferred: Mapping[str, tuple[Inferred, tuple[str, ...]]] = field(default_factory=dict)
-    # Messages for a mistake reached by inference another way than its variants'.
-    inferred_messages: Mapping[str, str] = field(default_factory=dict)
-    # A function's mistakes that the inference of the functions built on it models: those
-    # may still be read when it has one of these and nothing else.
-    modelled_downstream: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    parameters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    helpers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The lesson's function with the student's helpers in their place, once per way it may
+    # call them, given the student's functions by name: a function whose answers one of
+    # these gives is right, whatever its helpers do, and is told nothing.
+    over_helpers: Mapping[str, Callable[[Callable[[str], StudentCall]], list[Callable]]] = field(default_factory=dict)
+    inferred: Mapping[str, Inferred] = field(default_factory=dict)
+    # An unfinished function's sentence beyond the generic ones (grader.diagnoses.unfinished).
+    placeholders: Mapping[str, Callable[[list[Probe], list[Answer]], str | None]] = field(default_factory=dict)
+    # The mistake of a function written for a leading batch axis, which raises on every probe
+    # and answers each with a batch of one: it is named, and the function read through it.
+    batch_axis: Mapping[str, str] = field(default_factory=dict)
 
     @functools.cached_property
     def by_id(self) -> dict[str, Mistake]:
@@ -145,13 +189,16 @@ def reference_weights(assignment: Assignment, name: str) -> list[list[float | No
 
 
 def run(function: Callable, probe: Probe) -> Answer:
-    """What ``function`` (the reference or a variant) answers to ``probe``, in this process."""
+    """What ``function`` (the reference, a variant, or the lesson's function over the
+    student's helpers) answers to ``probe``, in this process."""
     args = tuple(np.copy(arg) if isinstance(arg, np.ndarray) else arg for arg in probe.args)
     try:
         with np.errstate(all="ignore"):
             return Answer(function(*args, **probe.kwargs))
-    except Exception:
-        return Answer(RAISED)
+    except HelperRaised as raised:
+        return Answer(RAISED, raised=raised.raised)
+    except Exception as error:
+        return Answer(RAISED, raised=type(error).__name__)
 
 
 def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
@@ -164,6 +211,8 @@ def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
             isinstance(got, tuple) and isinstance(expected, tuple) and len(got) == len(expected)
             and all(same(a, b, atol) for a, b in zip(got, expected))
         )
+    if got is None or expected is None:
+        return got is None and expected is None
     try:
         got, expected = np.asarray(got), np.asarray(expected)
     except Exception:
@@ -176,12 +225,19 @@ def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
     return inference.near(got.astype(float), expected.astype(float), atol)
 
 
+def same_answer(got: Answer, expected: Answer) -> bool:
+    """:func:`same`, and where both raised, the same kind of exception (when both are known)."""
+    if got.value is RAISED and expected.value is RAISED and got.raised and expected.raised:
+        return got.raised == expected.raised
+    return same(got.value, expected.value)
+
+
 def identical(a: Any, b: Any) -> bool:
     """The same answer bit for bit (nan where nan)."""
-    if isinstance(a, tuple) and isinstance(b, tuple):
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
+    if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
+        return a is b or (isinstance(a, str) and a == b)
     try:
         return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
     except (TypeError, ValueError):
@@ -196,69 +252,193 @@ def changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answe
     )
 
 
+def student_function(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> StudentCall:
+    """The head's own ``function`` as the lesson's code calls it: its value, or
+    :class:`HelperRaised` where the call raised."""
+
+    def student(*args: Any) -> Any:
+        answer = call(Probe(function, args, kwargs))
+        if answer.value is RAISED:
+            raise HelperRaised(answer.raised)
+        return answer.value
+
+    return student
+
+
 def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str] | None = None) -> list[dict[str, str]]:
     """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``,
-    then what the probes showed of a wrong function no mistake explains (``"id": "observed"``);
-    of the functions in ``suspects`` only (None: every function), those a check found wrong.
+    then what the probes showed of a wrong function no mistake explains (``"id": "observed"``),
+    and what an unfinished function does (``"id": "unfinished"``); of the functions in
+    ``suspects`` only (None: every function), those a check found wrong.
+
+    Each function is read in the order of :attr:`Mistakes.probes`, helpers first:
+
+    - right on every probe, or right over the student's own helpers where those are not
+      (a correct function over a helper that is a stub): nothing is said of it;
+    - unfinished (a stub or a placeholder, :mod:`grader.diagnoses.unfinished`): it is told
+      so, in words, and nothing else;
+    - else its mistakes: the variants it matches, then the inference's steps.
 
     ``call`` answers one probe; it raises :class:`Unanswered` where the call tells nothing:
-    the function it probed, or whose inference called it (on the head's own helpers, after
-    the probes), is then not read, and the others are.
+    the function it probed, or whose reading made it (on the head's own helpers, after the
+    probes), is then not read, and the others are.
     """
     answers: dict[str, list[Answer]] = {}
     for function, probes in known.probes.items():
         try:
-            answers[function] = [call(probe) for probe in probes]
+            answers[function] = [_as_tuple(call(probe)) for probe in probes]
         except Unanswered:
             continue
-    expected = {function: list(_answers(known, known.reference[function], function)) for function in known.probes}
-    correct = {
-        function: function in answers and all(same(a.value, b.value) for a, b in zip(answers[function], expected[function]))
-        for function in known.probes
-    }
     suspects = (set(known.probes) if suspects is None else suspects) & set(answers)
+    evidence = Evidence(known.probes, answers, {})
+    standing: dict[str, str] = {}  # RIGHT, WRONG or UNREADABLE, once worked out
+    found: list[dict[str, str]] = []
+    for function in known.probes:
+        if function not in answers:
+            standing[function] = UNREADABLE
+            continue
+        expected = _answers(known, known.reference[function], function)
+        helpers = known.helpers.get(function, ())
+        below = _worst(standing.get(helper, UNREADABLE) for helper in helpers)
+        right = all(same(a.value, b.value) for a, b in zip(answers[function], expected))
+        try:
+            if not right and below != RIGHT and _follows_helpers(known, function, answers[function], call):
+                standing[function] = WRONG if below == WRONG else UNREADABLE  # right, over helpers that are not
+                continue
+            batched = None if right else _through_a_batch_of_one(known, function, answers[function], call)
+        except Unanswered:
+            standing[function] = UNREADABLE
+            continue
+        if batched is not None:  # read through a batch of one from here on
+            evidence.unbatched[function], answers[function] = answers[function], batched
+            if function in suspects:
+                mistake = known.by_id[known.batch_axis[function]]
+                found.append({"id": mistake.id, "message": mistake.told(evidence)})
+        got = answers[function]
+        if all(same(a.value, b.value) for a, b in zip(got, expected)):
+            # Right through a batch of one, it still raises where the lesson's code calls it.
+            standing[function] = WRONG if batched is not None else RIGHT
+            if function in suspects:  # right answers, but it may still change its inputs
+                found += _mistakes_of(known, function, evidence, standing, RIGHT, call, beside_answers_only=True)
+            continue
+        sentence = _unfinished(known, function, got, expected)
+        if sentence is not None:
+            standing[function] = UNREADABLE
+            if function in suspects:
+                found.append({"id": UNFINISHED, "message": sentence})
+            continue
+        standing[function] = WRONG
+        if function in suspects:
+            told = {entry["id"] for entry in found}
+            found += [
+                entry for entry in _mistakes_of(known, function, evidence, standing, below, call)
+                if entry["id"] not in known.by_id or known.by_id[entry["id"]].same_as not in told
+            ]
+    return _unique(found)
+
+
+def _through_a_batch_of_one(
+    known: Mistakes, function: str, got: list[Answer] | None, call: Callable[[Probe], Answer]
+) -> list[Answer] | None:
+    """The answers of a function that raised on every probe but answers each one with every
+    array given a leading batch axis of one, that axis taken off again; else None."""
+    if function not in known.batch_axis or not got or not all(
+        answer.value is RAISED and answer.raised != unfinished.NOT_IMPLEMENTED for answer in got
+    ):
+        return None
+    batched = []
+    for probe in known.probes[function]:
+        args = tuple(arg[None] if isinstance(arg, np.ndarray) else arg for arg in probe.args)
+        answer = _as_tuple(call(Probe(function, args, probe.kwargs)))
+        if answer.value is RAISED:
+            return None
+        value = answer.value
+        parts = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(part, np.ndarray) and part.ndim >= 1 and part.shape[0] == 1 for part in parts):
+            return None
+        unwrapped = tuple(part[0] for part in parts)
+        after = tuple(arg[0] if isinstance(arg, np.ndarray) and arg.ndim >= 1 else arg for arg in answer.args_after)
+        batched.append(Answer(unwrapped if isinstance(value, tuple) else unwrapped[0], after))
+    return batched
+
+
+def _as_tuple(answer: Answer) -> Answer:
+    """A list of values read as the tuple it stands for (``return [out, A]`` unpacks as ``return out, A``)."""
+    if isinstance(answer.value, list):
+        return dataclasses.replace(answer, value=tuple(answer.value))
+    return answer
+
+
+def _worst(standings: Iterable[str]) -> str:
+    standings = set(standings)
+    return UNREADABLE if UNREADABLE in standings else WRONG if WRONG in standings else RIGHT
+
+
+def _follows_helpers(known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer]) -> bool:
+    """Whether the lesson's ``function`` over the student's own helpers gives every answer."""
+    if function not in known.over_helpers:
+        return False
+    for candidate in known.over_helpers[function](lambda name, **kwargs: student_function(call, name, **kwargs)):
+        if all(same_answer(answer, run(candidate, probe)) for probe, answer in zip(known.probes[function], got)):
+            return True
+    return False
+
+
+def _unfinished(known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...]) -> str | None:
+    probes = known.probes[function]
+    sentence = unfinished.described(
+        function, known.parameters.get(function, ()), [probe.args for probe in probes], got, [a.value for a in expected]
+    )
+    if sentence is None and function in known.placeholders:
+        sentence = known.placeholders[function](probes, got)
+    return sentence
+
+
+def _mistakes_of(
+    known: Mistakes,
+    function: str,
+    evidence: Evidence,
+    standing: dict[str, str],
+    below: str,
+    call: Callable[[Probe], Answer],
+    beside_answers_only: bool = False,
+) -> list[dict[str, str]]:
+    """A wrong function's mistakes: the variants and tests it matches, then what the
+    inference proves of it (when nothing but what it does besides its answers is named)."""
+    probes, got = known.probes[function], evidence.answers[function]
+    expected = list(_answers(known, known.reference[function], function))
     found = []
     for mistake in known.mistakes:
-        if mistake.function not in suspects or not all(correct[function] for function in mistake.builds_on):
+        if mistake.function != function or not all(standing.get(f) == RIGHT for f in mistake.builds_on):
             continue
-        probes, got, expected_here = known.probes[mistake.function], answers[mistake.function], expected[mistake.function]
+        if beside_answers_only and not mistake.beside_answers:
+            continue
         if mistake.shows_in is not None:
-            matched = mistake.shows_in(probes, got, expected_here)
+            matched = mistake.shows_in(probes, got, expected)
         else:
-            matched = any(_shows_variant(known, variant, mistake.function, got) for variant in mistake.variants)
+            matched = any(_shows_variant(known, variant, function, got) for variant in mistake.variants)
         if matched:
-            found.append({"id": mistake.id, "message": mistake.told(probes, got)})
-    named = {known.by_id[entry["id"]].function for entry in found if not known.by_id[entry["id"]].beside_answers}
-    for function, (infer, builds_on) in known.inferred.items():
-        if correct[function] or function in named or function not in suspects:
-            continue
-        helpers_right = all(_usable(known, f, correct, found) for f in builds_on)
-        try:
-            finding = infer([answer.value for answer in answers[function]], call, helpers_right)
-        except Unanswered:  # a call of the head's own helper told nothing: this function is not read
-            continue
-        seen = {entry["id"] for entry in found}
-        for step in finding.steps:
-            if step.mistake not in seen:
-                seen.add(step.mistake)
-                found.append({"id": step.mistake, "message": _message(known, step, answers[function])})
-        found += [{"id": OBSERVED, "message": sentence} for sentence in finding.observed]
-    return found
+            found.append({"id": mistake.id, "message": mistake.told(evidence)})
+    if beside_answers_only or function not in known.inferred or any(not known.by_id[entry["id"]].beside_answers for entry in found):
+        return found
+    try:
+        finding = known.inferred[function](got, call, below)
+    except Unanswered:  # a call of the head's own helper told nothing: this function is not read
+        return found
+    for step in finding.steps:
+        found.append({"id": step.mistake, "message": known.by_id[step.mistake].told(evidence, step.words)})
+    return found + [{"id": OBSERVED, "message": sentence} for sentence in finding.observed]
 
 
-def _usable(known: Mistakes, function: str, correct: dict[str, bool], found: list[dict[str, str]]) -> bool:
-    """Whether ``function`` is right, or wrong only in steps the functions built on it model."""
-    if correct[function]:
-        return True
-    ids = {entry["id"] for entry in found if entry["id"] in known.by_id and known.by_id[entry["id"]].function == function}
-    return bool(ids) and ids <= known.modelled_downstream.get(function, frozenset())
-
-
-def _message(known: Mistakes, step: inference.Step, answers: list[Answer]) -> str:
-    if step.message is None:
-        mistake = known.by_id[step.mistake]
-        return mistake.told(known.probes[mistake.function], answers)
-    return known.inferred_messages[step.message].format(words=step.words)
+def _unique(found: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Each id once (the first message), but every sentence of what was observed."""
+    seen, kept = set(), []
+    for entry in found:
+        key = entry["message"] if entry["id"] in (OBSERVED, UNFINISHED) else entry["id"]
+        if key not in seen:
+            seen.add(key)
+            kept.append(entry)
+    return kept
 
 
 @functools.cache

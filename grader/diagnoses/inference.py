@@ -26,11 +26,10 @@ RAISED = "raised"
 @dataclass(frozen=True)
 class Step:
     """One way to do one step: its words, and the mistake id it is (None: the lesson's
-    way, or a mistake with no id) with the message key when it needs its own message."""
+    way, or a mistake with no id, which is said in words)."""
 
     words: str
     mistake: str | None = None
-    message: str | None = None
     correct: bool = False
 
 

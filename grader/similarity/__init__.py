@@ -11,7 +11,7 @@ Two signals, each from 0 to 1 (grader.similarity.code: fingerprints of what stud
 wrote themselves, the lesson's code, the template, the reference and what most of the
 class shares left out; grader.similarity.behaviour: the same rare wrong answers on the
 same inputs). They combine as ``1 - (1 - code) * (1 - behaviour / 2)``: shared code alone
-can reach any score, a shared odd bug alone reaches at most 0.5, and both together more
+can reach any score, a shared rare mistake alone reaches at most 0.5, and both together more
 than either. Pairs at or above the threshold are listed, highest first; ``groups`` are
 three or more submissions every two of which are listed. A pair is a reason for a person
 to look, never proof, and nothing here changes a grade or reaches a student.

@@ -5,18 +5,17 @@ same checks with the same counterexample, byte for byte (its input, what was exp
 what came back). Each failed check's (id, feedback, counterexample) is one behaviour, read
 from the reports: nothing is called again. A behaviour weighs more the rarer it is in the
 batch; one that more than a third of the class shows weighs nothing (a common mistake is
-no signal). Nor do the failures of a report that the grader explains by mistakes of its
-catalogue (grader.diagnoses) alone: those are the mistakes students make on their own,
-and two independent heads with one of them fail the same checks on the same
-counterexamples, however rare the mistake is in the batch; nor failed bonus checks.
-Two reports' score is that of grader.similarity.rarity.
+no signal), nor does a failed bonus check. A mistake the grader's catalogue names counts
+like any other: students make it on their own, but one that few of the class make is as
+rare a thing to share as an odd bug, and a copy whose only distinctive trait is such a
+mistake is found by it. Two reports' score is that of grader.similarity.rarity.
 """
 
 from __future__ import annotations
 
 import json
 
-from grader.report import NO_REPRO_KINDS, OBSERVED, Report
+from grader.report import NO_REPRO_KINDS, Report
 from grader.similarity.rarity import Shared, shared_rare
 
 COMMON_SHARE = 1 / 3
@@ -26,11 +25,7 @@ def behaviours(report: Report) -> set[str]:
     """What ``report``'s failed checks show: one key per check that did not pass. Bonus
     checks show nothing (failing one is an extension not attempted, not a mistake: the
     lesson's own code fails them), nor do checks the submission did not get to (an
-    import failure); and no check does when the report's diagnoses name catalogue
-    mistakes and observe nothing else."""
-    named = {diagnosis["id"] for diagnosis in report.diagnoses}
-    if named and OBSERVED not in named:
-        return set()
+    import failure)."""
     found = set()
     for check in report.checks:
         if check.status == "passed" or check.bonus or check.kind in NO_REPRO_KINDS:

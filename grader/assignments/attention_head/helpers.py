@@ -37,7 +37,7 @@ from grader.assignments.attention_head.steps import (
     close_pair,
     project,
     projections,
-    returned_form,
+    returned_forms,
     rounding_of,
     tolerance,
     unmasked_scores,
@@ -99,32 +99,44 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
     ``softmaxes``: as ``softmax(s)`` and as ``softmax(s, axis=-1)``) in the lesson's place."""
     every = [*probes.moderate, *probes.large, *probes.masked]
     values = [*answers["moderate"], *answers["large"], *answers["masked"]]
-    form = returned_form(every, values)
-    if form is None:
+    if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
         return Finding([], [])
-    returns, combine = form
-    own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
-    # A head that rounds its weights: the candidates are rounded the same way.
-    reading = Reading(returns, rounding_of(own["moderate"], returns))
-    rounding = [step for step, places in ROUNDINGS.items() if places == reading.decimals]
+    softmaxes = [_remembered(call) for call in softmaxes]
     explained: list[tuple[Step, ...]] = []
-    for call in softmaxes:
-        softmax = _remembered(call)
+    for returns, combine in returned_forms(every, values):
+        own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
+        found = _explained(softmaxes, probes, own, Reading(returns, None))
+        # A head that rounds its weights, when nothing unrounded explains them (weights of all
+        # zeros are "rounded" too): the candidates are rounded the same way.
+        decimals = rounding_of(own["moderate"], returns)
+        if not found and decimals is not None:
+            rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
+            found = [(*steps, rounding) for steps in _explained(softmaxes, probes, own, Reading(returns, decimals))]
+        explained += [(returns, combine, *steps) for steps in found]
+    wrong = shared_wrong(explained)
+    if wrong is None:  # unexplained, or the lesson's steps explain it
+        return Finding([], [])
+    named = [step for step in wrong if step.mistake is not None]
+    return Finding(named, [attention_sentence(step) for step in wrong if step.mistake is None])
+
+
+def _explained(
+    softmaxes: list[StudentCall], probes: AttentionProbes, own: dict[str, list[Any]], reading: Reading
+) -> list[tuple[Step, ...]]:
+    """The steps of every candidate that, around one of the student's ``softmaxes``, gives
+    what the head's answers show (``own``), read as ``reading``."""
+    explained: list[tuple[Step, ...]] = []
+    for softmax in softmaxes:
         alive = unmasked_scores()
         for stage in ("moderate", "large"):
             for probe, answer in zip(getattr(probes, stage), own[stage]):
                 alive = [scores for scores in alive if _matches(scores, softmax, (probe,), [answer], reading)]
         explained += [
-            (*scores.masked(*masking).steps(), *rounding)
+            scores.masked(*masking).steps()
             for scores in alive for masking in MASKINGS
             if _matches(scores.masked(*masking), softmax, probes.masked, own["masked"], reading)
         ]
-    found = [step for step in (returns, combine) if not step.correct]
-    wrong = shared_wrong(explained)
-    if wrong is None:  # unexplained, or the lesson's steps explain it: only what it returns is named
-        return Finding(found if explained else [], [])
-    named = [step for step in wrong if step.mistake is not None]
-    return Finding(found + named, [attention_sentence(step) for step in wrong if step.mistake is None])
+    return explained
 
 
 def infer_self_attention_over(attention: StudentCall, probes: list[tuple], answers: list[Any]) -> Finding:

@@ -12,23 +12,33 @@ that mistake to ``tests/heads/buggy/`` with a ``# diagnosis:`` line.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from grader.assignments.attention_head import helpers, reference, steps
+from grader.assignments.attention_head import ASSIGNMENT, reference, steps
+from grader.assignments.attention_head import helpers as helpers_model
 from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
 from grader.diagnoses import (
+    RAISED,
+    RIGHT,
+    UNREADABLE,
+    WRONG,
     Answer,
+    Evidence,
     Inferred,
     Mistake,
     Mistakes,
     Probe,
+    StudentCall,
     changes_its_inputs,
     fixed_matrix as matrix,
     identical,
     same,
+    student_function,
+    weights,
 )
 
 
@@ -52,6 +62,10 @@ PROBES: dict[str, list[Probe]] = {
         Probe("softmax", (np.round(np.random.default_rng(7).normal(size=(2, 3, 4)), 1),), {"axis": 1}),
         Probe("softmax", (np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -999.0], [1000.0, 0.0, -1000.0]]),)),
         Probe("softmax", (np.array([[1000.0, 999.9, 999.8], [0.001, 0.002, 0.0]]),)),
+        # A masked score: -inf must become weight 0, and the other entries stay finite.
+        Probe("softmax", (np.array([[0.5, -np.inf, 1.5], [2.0, 1.0, 0.0]]),)),
+        # Three dimensions and no axis: the last one, whatever a 2-D array cannot tell apart.
+        Probe("softmax", (np.round(np.random.default_rng(38).normal(size=(2, 3, 4)), 1),)),
     ],
     "attention": [
         Probe("attention", (WORKED_QK, WORKED_QK, WORKED_V)),
@@ -66,6 +80,11 @@ PROBES: dict[str, list[Probe]] = {
         # Every key masked for every query: a head that fills with a finite number shows it
         # here even when its softmax turns one fully masked row to nan as -inf would.
         Probe("attention", (*SQUARE, np.zeros((3, 3), dtype=bool))),
+        # More queries than keys: scores that pair query i with key i cannot be made.
+        Probe("attention", (matrix(32, 4, 3), matrix(33, 2, 3), matrix(34, 2, 2))),
+        # One larger call, three times: randomness (dropout, noise) shows in 48 weights, where
+        # two calls of a 3 x 3 head agree by chance about once in six.
+        *[Probe("attention", (matrix(35, 6, 4), matrix(36, 8, 4), matrix(37, 8, 3))) for _ in range(3)],
     ],
     "self_attention": [
         Probe("self_attention", (matrix(14, 3, 2), matrix(15, 2, 3), matrix(16, 2, 3), matrix(17, 2, 4))),
@@ -78,6 +97,12 @@ PROBES: dict[str, list[Probe]] = {
         # run, and are not Q, K and V. The mask is not causal: an attention that applies a
         # causal mask by default then shows whether self_attention passes this one on.
         Probe("self_attention", (matrix(14, 3, 2), matrix(29, 2, 2), matrix(30, 2, 2), matrix(31, 2, 5), ANTI_CAUSAL_3)),
+        # For a self_attention that computes attention itself, read as attention is: sizes that tell
+        # the divisors apart (n 2, d_model 5, d_k 3, d_v 4), large scores, and fully masked rows.
+        Probe("self_attention", (matrix(39, 2, 5), matrix(40, 5, 3), matrix(41, 5, 3), matrix(42, 5, 4))),
+        Probe("self_attention", (matrix(43, 3, 4, 6.0), matrix(44, 4, 2, 6.0), matrix(45, 4, 2, 6.0), matrix(46, 4, 2))),
+        Probe("self_attention", (matrix(14, 3, 2), matrix(15, 2, 3), matrix(16, 2, 3), matrix(17, 2, 4), PATTERN_3)),
+        Probe("self_attention", (matrix(14, 3, 2), matrix(15, 2, 3), matrix(16, 2, 3), matrix(17, 2, 4), np.zeros((3, 3), dtype=bool))),
     ],
     "causal_mask": [Probe("causal_mask", (n,)) for n in (1, 2, 4)],
 }
@@ -112,6 +137,7 @@ def _attention_with(
     default_mask: Callable[[np.ndarray], np.ndarray | None] = lambda s: None,
     combine: Callable[[np.ndarray, np.ndarray], np.ndarray] = lambda A, V: A @ V,
     returns: Callable[[np.ndarray, np.ndarray], Any] = lambda out, A: (out, A),
+    normalise: Callable[[np.ndarray], np.ndarray] = lambda s: reference.softmax(s, axis=-1),
 ) -> Callable:
     """The reference attention with one step replaced."""
 
@@ -120,7 +146,7 @@ def _attention_with(
         mask = default_mask(s) if mask is None else mask
         if mask is not None:
             s = masked(s, mask)
-        A = after_softmax(reference.softmax(s, axis=-1), mask)
+        A = after_softmax(normalise(s), mask)
         return returns(combine(A, V), A)
 
     return attention
@@ -158,40 +184,51 @@ def _only_the_worked_example(probes: list[Probe], answers: list[Answer], expecte
 
 
 def _answers_differ_on_repeat(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
-    """The same call, made twice, answered differently (bit for bit)."""
-    first, again = answers[REPEATED], answers[AGAIN]
-    return not identical(first.value, again.value)
+    """The same call, made again, answered differently (bit for bit)."""
+    return any(
+        not identical(answers[first].value, answers[again].value) for first, *again_ in REPEATS for again in again_
+    )
 
 
 # Where the probes above sit in PROBES["attention"].
-NEAR_WORKED, REPEATED, AGAIN, FULLY_MASKED, ALL_MASKED = 6, 1, 8, 4, 9
+NEAR_WORKED, FULLY_MASKED, ALL_MASKED, MORE_QUERIES = 6, 4, 9, 10
+REPEATS = ((1, 8), (11, 12, 13))  # the same call, made again
 FULLY_MASKED_ROW = 0  # of PATTERN_3
 
 
-def _fully_masked_row(probes: list[Probe], answers: list[Answer]) -> str:
+def _fully_masked_row(function: str, masked: int, all_masked: int, unmasked: Callable[..., Any]) -> Callable[[Evidence], str]:
     """What this head gives a fully masked row: uniform weights, the row's weights with no
     mask at all, or other finite weights (a masked row's consequence, as the head's own
-    answers show it). The row of the PATTERN_3 probe tells, unless the head's softmax makes
-    it nan anyway; then the probe where every key is masked does."""
-    Q, K, V, _ = probes[FULLY_MASKED].args
-    row = _finite_row(answers[FULLY_MASKED].value, K.shape[0])
-    if row is not None:
-        if np.allclose(row, 1.0 / K.shape[0], rtol=1e-4, atol=1e-5):
-            return "a fully masked row then becomes uniform weights instead of nan"
-        unmasked = reference.attention(Q, K, V)[1][FULLY_MASKED_ROW]
-        if np.allclose(row, unmasked, rtol=1e-4, atol=1e-5):
-            return "a fully masked row then gets the weights it would have with no mask at all instead of nan"
-        return "a fully masked row then gets finite weights instead of nan"
-    row = _finite_row(answers[ALL_MASKED].value, K.shape[0])
-    if row is None:
-        return "a fully masked row is then not guaranteed to be nan"
-    if np.allclose(row, 1.0 / K.shape[0], rtol=1e-4, atol=1e-5):
-        return "when every key is masked, the weights then become uniform instead of nan"
-    return "when every key is masked, the weights then stay finite instead of nan"
+    answers show it). Row FULLY_MASKED_ROW of ``function``'s probe ``masked`` tells, unless
+    the head's softmax makes it nan anyway; then its probe ``all_masked``, where every key
+    is masked, does. ``unmasked`` gives the lesson's (out, A) for the probe's arguments
+    without its mask."""
+
+    def consequence(evidence: Evidence) -> str:
+        probes, answers = evidence.probes[function], evidence.answers[function]
+        *args, _ = probes[masked].args
+        keys = np.shape(unmasked(*args)[1])[1]
+        row = _finite_row(answers[masked].value, keys)
+        if row is not None:
+            if np.allclose(row, 1.0 / keys, rtol=1e-4, atol=1e-5):
+                return "a fully masked row then becomes uniform weights instead of nan"
+            if np.allclose(row, unmasked(*args)[1][FULLY_MASKED_ROW], rtol=1e-4, atol=1e-5):
+                return "a fully masked row then gets the weights it would have with no mask at all instead of nan"
+            return "a fully masked row then gets finite weights instead of nan"
+        row = _finite_row(answers[all_masked].value, keys)
+        if row is None:
+            return "a fully masked row is then not guaranteed to be nan"
+        if np.allclose(row, 1.0 / keys, rtol=1e-4, atol=1e-5):
+            return "when every key is masked, the weights then become uniform instead of nan"
+        return "when every key is masked, the weights then stay finite instead of nan"
+
+    return consequence
 
 
 def _finite_row(value: Any, keys: int) -> np.ndarray | None:
     """Row FULLY_MASKED_ROW of the weights an answer ``(out, A)`` holds, if it is finite."""
+    if not isinstance(value, tuple) or len(value) != 2:
+        return None
     try:
         row = np.asarray(value[1], dtype=float)[FULLY_MASKED_ROW]
     except (TypeError, ValueError, IndexError, KeyError):
@@ -211,6 +248,116 @@ def _scaled_after_softmax(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.
     return A @ V, A
 
 
+def _values(evidence: Evidence, function: str) -> list[Any]:
+    return [answer.value for answer in evidence.answers.get(function, [])]
+
+
+def _holds_nan(value: Any) -> bool:
+    try:
+        parts = value if isinstance(value, tuple) else (value,)
+        return any(np.isnan(np.asarray(part, dtype=float)).any() for part in parts)
+    except (TypeError, ValueError):
+        return False
+
+
+def _raised_where(evidence: Evidence, function: str, shapes_differ: Callable[[tuple], bool]) -> bool | None:
+    """Whether the head raised on every probe of ``function`` whose arguments
+    ``shapes_differ`` picks (None when no such probe was made)."""
+    picked = [a.value for p, a in zip(evidence.probes[function], evidence.answers.get(function, [])) if shapes_differ(p.args)]
+    return None if not picked else all(value is RAISED for value in picked)
+
+
+def _holds_inf(value: Any) -> bool:
+    try:
+        parts = value if isinstance(value, tuple) else (value,)
+        return any(np.isinf(np.asarray(part, dtype=float)).any() for part in parts)
+    except (TypeError, ValueError):
+        return False
+
+
+def _overflows(evidence: Evidence) -> str:
+    """What softmax's own answers show of logits around 1000."""
+    large = [_values(evidence, "softmax")[i] for i in SOFTMAX_LARGE]
+    if any(_holds_nan(value) for value in large):
+        return ", so logits around 1000 overflow to inf and the row becomes nan"
+    if any(_holds_inf(value) for value in large):
+        return ", so logits around 1000 overflow to inf"
+    return ""
+
+
+def _mixed_rows_nan(evidence: Evidence) -> str:
+    if _holds_nan(_values(evidence, "softmax")[SOFTMAX_LARGE[0]]):
+        return ", so a row of small logits next to a row of large ones underflows to 0/0 = nan"
+    return ""
+
+
+def _mean_shift_nan(evidence: Evidence) -> str:
+    values = _values(evidence, "softmax")
+    said = []
+    if any(_holds_nan(values[i]) for i in SOFTMAX_LARGE):
+        said.append("a row that spans about ±1000 overflows to inf and becomes nan")
+    if _holds_nan(values[SOFTMAX_MASKED]):
+        said.append("so does a row holding -inf (a masked score)" if said else "a row holding -inf (a masked score) becomes nan")
+    return (", so " + ", and ".join(said)) if said else ""
+
+
+def _attention_rows_not_distributions(evidence: Evidence) -> str:
+    """Whether the head's own attention shows softmax's default axis: rows of A that do not sum to 1."""
+    for value in _values(evidence, "attention")[:3]:
+        A = weights(Answer(value))
+        if A is not None and None not in np.ravel(np.array(A, dtype=object)) and not np.allclose(np.sum(A, axis=1), 1.0, atol=1e-4):
+            return ", so the rows of attention's weights A do not sum to 1"
+    return ""
+
+
+def _raises_unless_square(function: str, picks: Callable[[tuple], bool], raised: str, otherwise: str) -> Callable[[Evidence], str]:
+    """A consequence: ``raised`` where the head raised on every probe of ``function`` that
+    ``picks`` (arguments of the shapes the mistake cannot take), else ``otherwise``."""
+
+    def consequence(evidence: Evidence) -> str:
+        return raised if _raised_where(evidence, function, picks) else otherwise
+
+    return consequence
+
+
+def _raised_beyond_2d(evidence: Evidence) -> str:
+    """What softmax raised on an input of more than two dimensions."""
+    for probe, answer in zip(evidence.probes["softmax"], evidence.answers.get("softmax", [])):
+        if np.ndim(probe.args[0]) > 2 and answer.value is RAISED:
+            given = f" and axis={probe.kwargs['axis']}" if "axis" in probe.kwargs else ""
+            raised = answer.raised or "an exception"
+            return f"it raised {raised} on an input of shape {np.shape(probe.args[0])}{given}"
+    return "it cannot take an input of more than two dimensions"
+
+
+def _batch_raise(function: str, arrays: str) -> Callable[[Evidence], str]:
+    """What a function written for a batch axis raised on the lesson's 2-D inputs."""
+
+    def consequence(evidence: Evidence) -> str:
+        first = next(iter(evidence.unbatched.get(function, [])), Answer(RAISED))
+        raised = first.raised or "an exception"
+        how = ""
+        if "axes don't match array" in first.text:
+            how = " (as K.transpose(0, 2, 1) does on a 2-D K)"
+        return f"it raised {raised} on the lesson's 2-D inputs{how}, and answers when given a batch of one ({arrays})"
+
+    return consequence
+
+
+def _overflow_of(function: str, large: tuple[int, ...]) -> Callable[[Evidence], str]:
+    """What ``function``'s answers to its ``large`` probes show of an exp with no max shift."""
+
+    def consequence(evidence: Evidence) -> str:
+        values = _values(evidence, function)
+        if any(_holds_nan(values[i]) for i in large):
+            return ", so large scores overflow to inf and their row becomes nan"
+        if any(_holds_inf(values[i]) for i in large):
+            return ", so large scores overflow to inf"
+        return ""
+
+    return consequence
+
+
 def _lower_triangle(shape: tuple[int, ...]) -> np.ndarray:
     return np.tril(np.ones(shape, dtype=bool))
 
@@ -218,11 +365,12 @@ def _lower_triangle(shape: tuple[int, ...]) -> np.ndarray:
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "softmax_wrong_axis",
-        "softmax normalises along axis 0 (down the columns) when no axis is given, so the rows of A "
-        "do not sum to 1. The lesson's softmax takes axis=-1 by default: each row, one query, is a "
-        "distribution (section 1, 'softmax along the last axis').",
+        "softmax normalises along axis 0 (down the columns) when no axis is given{consequence}. The lesson's "
+        "softmax takes axis=-1 by default: each row, one query, is a distribution (section 1, 'softmax along "
+        "the last axis').",
         "softmax",
         (lambda x, axis=0: reference.softmax(x, axis=axis),),
+        consequence=_attention_rows_not_distributions,
     ),
     Mistake(
         "softmax_ignores_axis",
@@ -233,22 +381,23 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "softmax_no_max_shift",
-        "softmax does not subtract each row's maximum before exp (or subtracts the minimum), so "
-        "logits around 1000 overflow to inf and the row becomes nan. Subtracting the row max changes "
-        "nothing mathematically and keeps every exp at most 1 (section 2, first note).",
+        "softmax does not subtract each row's maximum before exp (or subtracts the minimum){consequence}. "
+        "Subtracting the row max changes nothing mathematically and keeps every exp at most 1 (section 2, "
+        "first note).",
         "softmax",
         (
             _softmax_with(lambda x, axis: 0.0, _row_sum),
             _softmax_with(lambda x, axis: x.min(axis=axis, keepdims=True), _row_sum),
         ),
+        consequence=_overflows,
     ),
     Mistake(
         "softmax_global_max",
-        "softmax subtracts one maximum for the whole array instead of each row's own, so a row of "
-        "small logits next to a row of large ones underflows to 0/0 = nan. Take the max along the "
-        "axis with keepdims=True (section 2: x.max(axis=axis, keepdims=True)).",
+        "softmax subtracts one maximum for the whole array instead of each row's own{consequence}. Take the "
+        "max along the axis with keepdims=True (section 2: x.max(axis=axis, keepdims=True)).",
         "softmax",
         (_softmax_with(lambda x, axis: x.max(), _row_sum),),
+        consequence=_mixed_rows_nan,
     ),
     Mistake(
         "softmax_global_normalization",
@@ -260,23 +409,26 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "softmax_no_keepdims",
         "softmax takes the max or the sum without keepdims=True, so the (n,) result broadcasts "
-        "against the columns instead of the rows: it raises for non-square inputs and is wrong for "
-        "square ones. Keep the reduced axis (section 2: keepdims=True in both places).",
+        "against the columns instead of the rows: {consequence}. Keep the reduced axis (section 2: "
+        "keepdims=True in both places).",
         "softmax",
         (
             _softmax_with(lambda x, axis: x.max(axis=axis), lambda e, axis: e.sum(axis=axis)),
             _softmax_with(lambda x, axis: x.max(axis=axis), _row_sum),
             _softmax_with(_row_max, lambda e, axis: e.sum(axis=axis)),
         ),
+        consequence=_raises_unless_square(
+            "softmax", lambda args: args[0].ndim == 2 and args[0].shape[0] != args[0].shape[1],
+            "it raises for non-square inputs and is wrong for square ones", "its results are wrong",
+        ),
     ),
     Mistake(
         "softmax_subtracts_mean",
         "softmax subtracts each row's mean instead of its maximum before exp: the mean does not bound "
-        "the exponentials, so a row that spans about ±1000 overflows to inf and becomes nan, and so "
-        "does a row holding -inf (a masked score). Subtract the row max: every exp is then at most 1 "
-        "(section 2, first note).",
+        "the exponentials{consequence}. Subtract the row max: every exp is then at most 1 (section 2, first note).",
         "softmax",
         (_softmax_with(lambda x, axis: x.mean(axis=axis, keepdims=True), _row_sum),),
+        consequence=_mean_shift_nan,
     ),
     Mistake(
         "softmax_reexpands_last_axis",
@@ -289,10 +441,52 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "softmax_normalizes_by_max",
-        "softmax divides by the largest exponential instead of their sum, so rows do not sum to 1. "
-        "Divide by the sum (section 2: e / e.sum(axis=axis, keepdims=True)).",
+        "softmax divides by the largest exponential instead of their sum (or returns exp(x - max) without "
+        "dividing: the same numbers), so each row's largest entry is 1 and rows do not sum to 1. Divide by "
+        "the sum (section 2: e / e.sum(axis=axis, keepdims=True)).",
         "softmax",
         (_softmax_with(_row_max, lambda e, axis: e.max(axis=axis, keepdims=True)),),
+    ),
+    Mistake(
+        "softmax_fixed_axis",
+        "softmax ignores its axis argument and always normalises {words}, whatever axis it is given: it is right "
+        "only when that is the axis asked for. Use the axis it is given in both the max and the sum (section 2: "
+        "x.max(axis=axis, ...), e.sum(axis=axis, ...)).",
+        "softmax",
+    ),
+    Mistake(
+        "softmax_default_axis_none",
+        "softmax normalises over the whole array when no axis is given (its axis defaults to None): one max "
+        "and one sum for every entry, so only the grand total is 1, not each row. The lesson's softmax takes "
+        "axis=-1 by default (section 2: def softmax(x, axis=-1)).",
+        "softmax",
+        (lambda x, axis=None: _softmax_with(_row_max, _row_sum)(x, axis),),
+    ),
+    Mistake(
+        "softmax_only_2d",
+        "softmax works only on 2-D arrays: {consequence}. The lesson's softmax works on an array of any "
+        "shape, along the axis it is given (section 2: x.max(axis=axis, keepdims=True), and no x[i] or x.T).",
+        "softmax",
+        consequence=_raised_beyond_2d,
+    ),
+    Mistake(
+        "attention_softmax_axis",
+        "attention takes softmax down the columns of the scores (axis 0), so each column of A sums to 1 "
+        "instead of each row. Each row, one query, is a distribution over the keys: softmax(scores, axis=-1) "
+        "(section 1, 'softmax along the last axis').",
+        "attention",
+        (_attention_with(normalise=lambda s: reference.softmax(s, axis=0)),),
+        builds_on=("softmax",),  # a softmax that defaults to axis 0 does this to a right attention
+    ),
+    Mistake(
+        "attention_no_max_shift",
+        "attention computes softmax itself (exp of the scores, divided by their sum) without subtracting each "
+        "row's maximum first{consequence}. Call softmax(scores, axis=-1), or subtract the row max before exp "
+        "(section 2, first note).",
+        "attention",
+        (_attention_with(normalise=_softmax_with(lambda x, axis: 0.0, _row_sum)),),
+        builds_on=("softmax",),  # a softmax without the shift does this to a right attention
+        consequence=_overflow_of("attention", (5,)),
     ),
     Mistake(
         "missing_scale",
@@ -318,6 +512,13 @@ MISTAKES: tuple[Mistake, ...] = (
         (_attention_with(scale=lambda Q, K, V: Q.shape[-1] / 2),),
     ),
     Mistake(
+        "scale_by_2dk",
+        "attention divides the scores by 2·d_k, as scores / d_k ** 1/2 does: Python reads it as "
+        "(scores / d_k) / 2, not as a square root. Write np.sqrt(d_k) or d_k ** 0.5 (section 2: / np.sqrt(d_k)).",
+        "attention",
+        (_attention_with(scale=lambda Q, K, V: 2 * Q.shape[-1]),),
+    ),
+    Mistake(
         "scale_after_softmax",
         "attention divides the weights by sqrt(d_k) after softmax instead of the scores before it: the softmax "
         "sees unscaled scores, and the weights it made are then shrunk by sqrt(d_k). Scale the scores: "
@@ -327,7 +528,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "scale_wrong_dim",
-        "attention scales by the square root of the wrong size (d_v or a number of tokens) instead "
+        "attention scales by the square root of the wrong size (d_v, d_model or a number of tokens) instead "
         "of d_k = Q.shape[-1], the length of the vectors in each dot product (section 2: "
         "d_k = Q.shape[-1]).",
         "attention",
@@ -339,20 +540,34 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "keys_not_transposed",
-        "attention multiplies Q @ K without transposing K: that raises unless d_k equals the number "
-        "of keys, and is wrong even then. The scores are every query against every key, Q @ K.T, "
-        "shape (n_q, n_k) (section 1, the shapes table).",
+        "attention multiplies Q @ K without transposing K: {consequence}. The scores are every query "
+        "against every key, Q @ K.T, shape (n_q, n_k) (section 1, the shapes table).",
         "attention",
         (_attention_with(scores=lambda Q, K: Q @ K),),
+        consequence=_raises_unless_square(
+            "attention", lambda args: args[0].shape[1] != args[1].shape[0],
+            "that raises unless d_k equals the number of keys, and is wrong even then", "that is wrong",
+        ),
+    ),
+    Mistake(
+        "keys_reshaped",
+        "attention reshapes K to (d_k, n_k) instead of transposing it: reshape keeps the numbers in "
+        "their order and only regroups them, so the columns are not the keys. Use K.T (or "
+        "np.swapaxes(K, -1, -2)) (section 1, the shapes table: scores = Q @ K.T).",
+        "attention",
+        (_attention_with(scores=lambda Q, K: Q @ K.reshape(K.shape[1], K.shape[0])),),
     ),
     Mistake(
         "scores_transposed",
         "attention computes the scores as K @ Q.T, the transpose of Q @ K.T: row i then holds key i "
         "against every query instead of query i against every key, so each token's weights belong to "
-        "another token (and the shapes fit only when there are as many queries as keys). The scores "
-        "are Q @ K.T, shape (n_q, n_k) (section 1, the shapes table).",
+        "another token{consequence}. The scores are Q @ K.T, shape (n_q, n_k) (section 1, the shapes table).",
         "attention",
         (_attention_with(scores=lambda Q, K: K @ np.swapaxes(Q, -1, -2)),),
+        consequence=_raises_unless_square(
+            "attention", lambda args: args[0].shape[0] != args[1].shape[0],
+            " (and the shapes fit only when there are as many queries as keys)", "",
+        ),
     ),
     Mistake(
         "scores_wrong_key_index",
@@ -438,7 +653,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "built the mask wrong').",
         "attention",
         tuple(_filled(value) for value in (-1e9, -1e10, -1e12, -1e30, np.finfo(np.float64).min)),
-        consequence=_fully_masked_row,
+        consequence=_fully_masked_row("attention", FULLY_MASKED, ALL_MASKED, reference.attention),
     ),
     Mistake(
         "default_causal",
@@ -448,11 +663,26 @@ MISTAKES: tuple[Mistake, ...] = (
         (_attention_with(default_mask=lambda s: np.tril(np.ones(s.shape, dtype=bool))),),
     ),
     Mistake(
+        "attention_needs_batch_axis",
+        "attention is written for a leading batch axis: {consequence}. The lesson's attention takes 2-D (n, d) "
+        "arrays: transpose K's last two axes, np.swapaxes(K, -1, -2) (or K.T), which works with or without a "
+        "batch axis (section 2, third note: 'No batch dimension, on purpose').",
+        "attention",
+        consequence=_batch_raise("attention", "Q[None], K[None], V[None]"),
+    ),
+    Mistake(
         "returns_swapped",
         "attention returns (A, out); the lesson's attention returns the pair (out, A), output first "
         "(section 2: return A @ V, A).",
         "attention",
         (_attention_with(returns=lambda out, A: (A, out)),),
+    ),
+    Mistake(
+        "weights_returned_transposed",
+        "attention returns its weights transposed, shape (n_k, n_q): row i of A must hold query i's "
+        "weights over the keys, shape (n_q, n_k) (section 1, the shapes table).",
+        "attention",
+        (_attention_with(returns=lambda out, A: (out, A.T)),),
     ),
     Mistake(
         "weights_not_returned",
@@ -551,28 +781,48 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "self_attention_swapped_projections",
-        "self_attention makes the queries with Wk and the keys with Wq. Q = X Wq is what each token "
-        "looks for, K = X Wk what it offers (section 1, the shapes table).",
+        "self_attention makes the queries with Wk and the keys with Wq (or, computing attention itself, takes the "
+        "scores as K @ Q.T: the same numbers). Q = X Wq is what each token looks for, K = X Wk what it offers "
+        "(section 1, the shapes table).",
         "self_attention",
         (_self_attention_with(lambda X, Wq, Wk, Wv: (X @ Wk, X @ Wq, X @ Wv)),),
         builds_on=("attention",),
     ),
     Mistake(
+        "self_attention_needs_batch_axis",
+        "self_attention is written for a leading batch axis: {consequence}. The lesson's self_attention takes a "
+        "2-D X, (n, d_model): project with X @ Wq and transpose with np.swapaxes(..., -1, -2) (or .T), which "
+        "works with or without a batch axis (section 2, third note: 'No batch dimension, on purpose').",
+        "self_attention",
+        consequence=_batch_raise("self_attention", "X[None]"),
+    ),
+    Mistake(
+        "self_attention_mixed_projections",
+        "self_attention {words}: each projection has its own role, Q = X Wq (what each token "
+        "looks for), K = X Wk (what it offers), V = X Wv (what it passes on) (section 1, the shapes table).",
+        "self_attention",
+    ),
+    Mistake(
         "self_attention_drops_mask",
-        "self_attention does not pass its mask on to attention, so a causal mask has no effect "
-        "(section 2: return attention(X @ Wq, X @ Wk, X @ Wv, mask)).",
+        "self_attention does not apply its mask (it does not pass it on to attention, or ignores it where it "
+        "computes attention itself), so a causal mask has no effect (section 2: return attention(X @ Wq, X @ Wk, "
+        "X @ Wv, mask)).",
         "self_attention",
         (lambda X, Wq, Wk, Wv, mask=None: reference.attention(X @ Wq, X @ Wk, X @ Wv),),  # noqa: N803
         builds_on=("attention",),
     ),
     Mistake(
         "self_attention_transposes_weights",
-        "self_attention projects with the transposed weights (X @ Wq.T and likewise): that raises unless the "
-        "weights are square, and is wrong even then. Each weight matrix maps a token's d features to its "
-        "query, key or value: Q = X @ Wq (section 1, the shapes table).",
+        "self_attention projects with the transposed weights (X @ Wq.T and likewise): {consequence}. Each "
+        "weight matrix maps a token's d features to its query, key or value: Q = X @ Wq (section 1, the "
+        "shapes table).",
         "self_attention",
         (_self_attention_with(lambda X, Wq, Wk, Wv: (X @ Wq.T, X @ Wk.T, X @ Wv.T)),),
         builds_on=("attention",),
+        consequence=_raises_unless_square(
+            "self_attention", lambda args: any(W.shape[0] != W.shape[1] for W in args[1:4]),
+            "that raises unless the weights are square, and is wrong even then", "that is wrong",
+        ),
     ),
     Mistake(
         "self_attention_equal_split",
@@ -585,99 +835,270 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
 )
 
-# Messages for a known mistake reached another way than its variants' (see steps.py).
-INFERRED_MESSAGES = {
-    "softmax_fixed_axis": (
-        "softmax ignores its axis argument and always normalises {words}, whatever axis it is given: it is right "
-        "only when that is the axis asked for. Use the axis it is given in both the max and the sum (section 2: "
-        "x.max(axis=axis, ...), e.sum(axis=axis, ...))."
+
+# -- a self_attention that computes attention itself -----------------------------------------
+
+INLINE_SUBJECT = "self_attention computes attention itself instead of calling attention(X @ Wq, X @ Wk, X @ Wv, mask), and "
+# Where self_attention's probes show large scores, and a fully masked row (the last two).
+SA_LARGE, SA_FULLY_MASKED, SA_ALL_MASKED = 6, 7, 8
+
+
+def inline_id(mistake: str) -> str:
+    """The id of attention's step ``mistake`` made in self_attention's own attention code."""
+    if mistake == "mask_ignored":
+        return "self_attention_drops_mask"
+    return "self_attention_" + mistake.removeprefix("attention_")
+
+
+def _inline_message(message: str) -> str:
+    """attention's message, said of self_attention's own attention code."""
+    for subject, pronoun in (("attention's ", "its "), ("attention ", "")):
+        if message.startswith(subject):
+            return INLINE_SUBJECT + pronoun + message[len(subject):]
+    raise ValueError(f"an attention message that does not start with its subject: {message[:40]}")
+
+
+# The consequences of attention's mistakes, read from self_attention's own answers.
+_INLINE_CONSEQUENCES: dict[str, Callable[[Evidence], str]] = {
+    "mask_large_negative": _fully_masked_row("self_attention", SA_FULLY_MASKED, SA_ALL_MASKED, reference.self_attention),
+    "keys_not_transposed": _raises_unless_square(
+        "self_attention", lambda args: args[2].shape[1] != args[0].shape[0],
+        "that raises unless d_k equals the number of tokens, and is wrong even then", "that is wrong",
     ),
-    "attention_softmax_axis": (
-        "attention takes softmax down the columns of the scores (axis 0), so each column of A sums to 1 "
-        "instead of each row. Each row, one query, is a distribution over the keys: softmax(scores, axis=-1) "
-        "(section 1, 'softmax along the last axis')."
-    ),
-    "scale_precedence_inline": (
-        "attention divides the scores by 2·d_k, as scores / d_k ** 1/2 does: Python reads it as "
-        "(scores / d_k) / 2, not as a square root. Write np.sqrt(d_k) or d_k ** 0.5 (section 2: / np.sqrt(d_k))."
-    ),
-    "keys_reshaped": (
-        "attention reshapes K to (d_k, n_k) instead of transposing it: reshape keeps the numbers in "
-        "their order and only regroups them, so the columns are not the keys. Use K.T (or "
-        "np.swapaxes(K, -1, -2)) (section 1, the shapes table: scores = Q @ K.T)."
-    ),
-    "weights_returned_transposed": (
-        "attention returns its weights transposed, shape (n_k, n_q): row i of A must hold query i's "
-        "weights over the keys, shape (n_q, n_k) (section 1, the shapes table)."
-    ),
-    "self_attention_roles": (
-        "self_attention {words}: each projection has its own role, Q = X Wq (what each token "
-        "looks for), K = X Wk (what it offers), V = X Wv (what it passes on) (section 1, the shapes table)."
-    ),
+    "attention_no_max_shift": _overflow_of("self_attention", (SA_LARGE,)),
+}
+# Steps no answer of self_attention can prove: its weights are square (as many queries as
+# keys), so each of these computes what another combination of steps computes too (K @ Q.T
+# is the lesson's scores with Wq and Wk swapped; a column softmax is a transposed mask, scores
+# and returned A). The answers then name none of them.
+UNPROVABLE_INLINE = frozenset(
+    {"scores_transposed", "attention_softmax_axis", "mask_transposed", "weights_transposed", "weights_returned_transposed"}
+)
+_NAMED = {mistake.id for mistake in MISTAKES}
+INLINE: tuple[Mistake, ...] = tuple(
+    Mistake(
+        inline_id(mistake.id), _inline_message(mistake.message), "self_attention",
+        consequence=_INLINE_CONSEQUENCES.get(mistake.id), same_as=mistake.id,
+    )
+    for mistake in MISTAKES
+    if mistake.id in steps.ATTENTION_STEP_IDS - UNPROVABLE_INLINE and inline_id(mistake.id) not in _NAMED
+)
+
+# Which attention probes show what (see steps.infer_attention).
+ATTENTION_STAGES = {
+    "moderate": (0, 1, 2, NEAR_WORKED, 7, MORE_QUERIES),
+    "large": (5,),
+    "masked": (3, FULLY_MASKED, ALL_MASKED),
+}
+SOFTMAX_LARGE, SOFTMAX_MASKED = (4, 5), 6  # where logits around 1000, and a -inf, sit in PROBES["softmax"]
+
+
+# -- what an unfinished function returns (beside grader.diagnoses.unfinished's) ------------
+
+
+def _every(probes: list[Probe], answers: list[Answer], like: Callable[..., Any]) -> bool:
+    """Every probe answered, and each answer the same as ``like`` gives for its arguments."""
+    if any(answer.value is RAISED for answer in answers):
+        return False
+    with np.errstate(all="ignore"):
+        return all(same(answer.value, like(*probe.args, **probe.kwargs)) for probe, answer in zip(probes, answers))
+
+
+def _softmax_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+    if _every(probes, answers, lambda x, axis=-1: np.exp(x)):
+        return (
+            "softmax returns np.exp(x) without dividing by the sum: is it finished? Subtract the max along the axis, "
+            "take exp, then divide by the sum along the same axis (section 2)."
+        )
+    if _every(probes, answers, lambda x, axis=-1: np.full(x.shape, 1.0 / x.shape[axis])):
+        return "softmax gives every entry the same weight, 1/n along the axis, whatever x is: is it still a placeholder?"
+    return None
+
+
+def _uniform(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> tuple:  # noqa: N803
+    A = np.full((Q.shape[0], K.shape[0]), 1.0 / K.shape[0])
+    return A @ V, A
+
+
+def _attention_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+    # Every probe, masked ones and one with more queries than keys included: scores that pair
+    # each query with its own key (uniform weights too) cannot be made there, and raise.
+    if _every(probes, answers, _uniform) or _every(probes, answers, lambda Q, K, V, mask=None: _uniform(Q, K, V)[1]):
+        return (
+            "attention's weights are uniform, 1/n_k for every key, whatever Q, K and the mask are: are its scores "
+            "computed yet? The weights are softmax(Q @ K.T / sqrt(d_k)) (section 2)."
+        )
+    for scores in (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]), lambda Q, K: Q @ K.T):
+        if _every(probes, answers, lambda Q, K, V, mask=None: scores(Q, K)) or _every(
+            probes, answers, lambda Q, K, V, mask=None: (scores(Q, K), scores(Q, K))
+        ):
+            return (
+                "attention returns its scores so far, not yet (out, A): softmax of the scores and the output "
+                "A @ V are still to be written (section 2)."
+            )
+    return None
+
+
+def _self_attention_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+    if _every(probes, answers, lambda X, Wq, Wk, Wv, mask=None: _uniform(X @ Wq, X @ Wk, X @ Wv)):  # noqa: N803
+        return (
+            "self_attention's weights are uniform, 1/n for every token, whatever X and the weights are: does it "
+            "call attention yet? return attention(X @ Wq, X @ Wk, X @ Wv, mask) (section 2)."
+        )
+    return None
+
+
+def _causal_mask_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+    for ones, words in ((lambda n: np.ones((n, n), dtype=bool), "all True"), (lambda n: np.ones((n, n)), "all ones")):
+        if _every(probes, answers, ones):
+            return (
+                f"causal_mask returns {words}: nothing is masked yet. Token i may see the tokens j <= i: "
+                "np.tril(np.ones((n, n), dtype=bool)) (section 2)."
+            )
+    return None
+
+
+PLACEHOLDERS = {
+    "softmax": _softmax_placeholder,
+    "attention": _attention_placeholder,
+    "self_attention": _self_attention_placeholder,
+    "causal_mask": _causal_mask_placeholder,
 }
 
 
-# Which attention probes show what (see steps.infer_attention).
-ATTENTION_STAGES = {"moderate": (0, 1, 2, NEAR_WORKED, 7), "large": (5,), "masked": (3, FULLY_MASKED, ALL_MASKED)}
+# -- the lesson's functions over the student's own helpers -----------------------------------
 
 
-def _student(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> Callable[..., Any]:
+def _lesson_attention(softmax: StudentCall) -> Callable:
+    """The lesson's attention, calling ``softmax`` (the student's)."""
+
+    def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> tuple:  # noqa: N803
+        scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        A = softmax(scores)
+        return A @ V, A
+
+    return attention
+
+
+def _lesson_self_attention(attention: StudentCall) -> Callable:
+    """The lesson's self_attention, calling ``attention`` (the student's) as it is called
+    in a check: without a mask when it has none."""
+
+    def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803
+        Q, K, V = X @ Wq, X @ Wk, X @ Wv
+        return attention(Q, K, V) if mask is None else attention(Q, K, V, mask)
+
+    return self_attention
+
+
+OVER_HELPERS = {
+    "attention": lambda student: [_lesson_attention(student("softmax")), _lesson_attention(student("softmax", axis=-1))],
+    "self_attention": lambda student: [_lesson_self_attention(student("attention"))],
+}
+HELPERS = {"attention": ("softmax",), "self_attention": ("attention",)}
+
+
+# -- the inference of each function (steps.py), wired to the probes above --------------------
+
+
+def _answering(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> Callable[..., Any]:
     """The head's own ``function``, called by the diagnosis: its answer, or RAISED."""
     return lambda *args: call(Probe(function, args, kwargs)).value
 
 
-def _infer_attention(values: list[Any], call: Callable[[Probe], Answer], softmax_right: bool) -> steps.Finding:
+def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers: str) -> steps.Finding:
+    """With a right softmax, the lesson's model of attention; with a wrong one, attention's
+    steps around the head's own softmax first (it may call it); with an unfinished one, the
+    lesson's model only (an attention that computes its own softmax)."""
     probes = PROBES["attention"]
+    values = [answer.value for answer in got]
     staged = steps.AttentionProbes(**{stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()})
     answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
-    if softmax_right:
-        found = steps.infer_attention(staged, answers)
-        if found.steps:
-            return found
-    # The head's own softmax in the lesson's place, as its attention may call it (also when
-    # its mistakes are modelled here, but the lesson's model explains nothing).
-    softmaxes = [_student(call, "softmax"), _student(call, "softmax", axis=-1)]
-    over = helpers.infer_attention_over(softmaxes, staged, answers)
-    return over if over.steps or not softmax_right else found
+    if helpers == UNREADABLE:
+        return steps.infer_attention(staged, answers)
+    softmaxes = [_answering(call, "softmax"), _answering(call, "softmax", axis=-1)]
+    first, then = (
+        (lambda: steps.infer_attention(staged, answers), lambda: helpers_model.infer_attention_over(softmaxes, staged, answers))
+        if helpers == RIGHT
+        else (lambda: helpers_model.infer_attention_over(softmaxes, staged, answers), lambda: steps.infer_attention(staged, answers))
+    )
+    found = first()
+    if found.steps:
+        return found
+    other = then()
+    return other if other.steps else found
 
 
-def _infer_softmax(values: list[Any], call: Callable[[Probe], Answer], _: bool) -> steps.Finding:
-    return steps.infer_softmax(_SOFTMAX_PROBES, values)
+def _infer_softmax(got: list[Answer], call: Callable[[Probe], Answer], _: str) -> steps.Finding:
+    return steps.infer_softmax(_SOFTMAX_PROBES, [answer.value for answer in got])
 
 
-def _infer_causal_mask(values: list[Any], call: Callable[[Probe], Answer], _: bool) -> steps.Finding:
-    return steps.infer_causal_mask([probe.args[0] for probe in PROBES["causal_mask"]], values)
+def _infer_causal_mask(got: list[Answer], call: Callable[[Probe], Answer], _: str) -> steps.Finding:
+    return steps.infer_causal_mask([probe.args[0] for probe in PROBES["causal_mask"]], [answer.value for answer in got])
 
 
-def _infer_self_attention(values: list[Any], call: Callable[[Probe], Answer], attention_right: bool) -> steps.Finding:
+def _infer_self_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers: str) -> steps.Finding:
+    """Its projections and mask around the lesson's attention, then around the head's own;
+    else, as a self_attention that computes attention itself, read as attention is."""
     probes = [probe.args for probe in PROBES["self_attention"]]
-    if attention_right:
-        found = steps.infer_self_attention(probes, values)
-        if found.steps:
-            return found
-    over = helpers.infer_self_attention_over(_student(call, "attention"), probes, values)
-    return over if over.steps or not attention_right else found
+    values = [answer.value for answer in got]
+    found = steps.infer_self_attention(probes, values)
+    if found.steps or found.observed:
+        return found
+    if helpers != UNREADABLE:
+        over = helpers_model.infer_self_attention_over(_answering(call, "attention"), probes, values)
+        if over.steps:
+            return over
+    # Around an attention that is wrong, say only what is proven of self_attention's own code.
+    return _infer_inline_attention(values, facts=helpers == RIGHT)
+
+
+def _projected(args: tuple) -> tuple:
+    """A self_attention probe as the attention call the lesson's self_attention makes, with d_model."""
+    X, Wq, Wk, Wv, *mask = args  # noqa: N806
+    return (X @ Wq, X @ Wk, X @ Wv, mask[0] if mask else None, X.shape[1])
+
+
+SA_STAGES = {"moderate": (0, 5), "large": (SA_LARGE,), "masked": (1, 2, 3, 4, SA_FULLY_MASKED, SA_ALL_MASKED)}
+SA_AS_ATTENTION = steps.AttentionProbes(
+    **{stage: tuple(_projected(PROBES["self_attention"][i].args) for i in at) for stage, at in SA_STAGES.items()}
+)
+
+
+def _infer_inline_attention(values: list[Any], facts: bool) -> steps.Finding:
+    """self_attention's own attention code, read step by step as attention is (its divisor
+    may also be sqrt(d_model)); each step is named by its self_attention id. ``facts``:
+    whether to say what the answers show when nothing explains them."""
+    answers = {stage: [values[i] for i in at] for stage, at in SA_STAGES.items()}
+    found = steps.infer_attention(SA_AS_ATTENTION, answers, scales=(*steps.SCALES, *steps.D_MODEL_SCALES), facts=facts)
+    if not found.steps and not facts:
+        return steps.Finding([], [])
+    return steps.Finding(
+        [dataclasses.replace(step, mistake=inline_id(step.mistake)) for step in found.steps],
+        [f"self_attention, which computes attention itself: {sentence}" for sentence in found.observed],
+    )
 
 
 _SOFTMAX_PROBES = [(probe.args, probe.kwargs) for probe in PROBES["softmax"]]
-# Each function the inference reads, with the functions it builds on: when those are right
-# it is read against the lesson's model of them, else against the head's own (helpers.py).
-INFERRED: dict[str, tuple[Inferred, tuple[str, ...]]] = {
-    "softmax": (_infer_softmax, ()),
-    "attention": (_infer_attention, ("softmax",)),  # a wrong softmax shows in attention too
-    "self_attention": (_infer_self_attention, ("attention",)),
-    "causal_mask": (_infer_causal_mask, ()),
+# How each function is read step by step (steps.py): against the lesson's model of its
+# helpers when they are right, else against the head's own (helpers.py).
+INFERRED: dict[str, Inferred] = {
+    "softmax": _infer_softmax,
+    "attention": _infer_attention,
+    "self_attention": _infer_self_attention,
+    "causal_mask": _infer_causal_mask,
 }
-# Softmax mistakes the attention model has steps for: attention may still be read then.
-COVERED_BY_ATTENTION = frozenset({"softmax_no_max_shift", "softmax_wrong_axis"})
 
 KNOWN = Mistakes(
     probes=PROBES,
     reference=reference.FUNCTIONS,
-    mistakes=MISTAKES,
+    mistakes=MISTAKES + INLINE,
+    parameters={function.name: function.parameters for function in ASSIGNMENT.functions},
+    helpers=HELPERS,
+    over_helpers=OVER_HELPERS,
     inferred=INFERRED,
-    inferred_messages=INFERRED_MESSAGES,
-    modelled_downstream={"softmax": COVERED_BY_ATTENTION},
+    placeholders=PLACEHOLDERS,
+    batch_axis={"attention": "attention_needs_batch_axis", "self_attention": "self_attention_needs_batch_axis"},
 )
-
-

@@ -54,13 +54,18 @@ TOTALS: dict[Step, Callable[[np.ndarray, int], Any]] = {
     Step("the sum without keepdims", "softmax_no_keepdims"): lambda e, a: e.sum(axis=a),
     Step("the sum put back as the last axis", "softmax_reexpands_last_axis"): lambda e, a: e.sum(axis=a)[..., None],
 }
-AXES: dict[Step, Callable[[int | None], int]] = {
+AXES: dict[Step, Callable[[int | None], int | None]] = {
     ok("the axis given, -1 by default"): lambda given: -1 if given is None else given,
     Step("axis 0 by default", "softmax_wrong_axis"): lambda given: 0 if given is None else given,
+    # def softmax(x, axis=None): with no axis given, one max and one sum for the whole array.
+    Step("the whole array by default", "softmax_default_axis_none"): lambda given: given,
     Step("always the last axis", "softmax_ignores_axis"): lambda given: -1,
-    Step("axis 0", "softmax_ignores_axis", "softmax_fixed_axis"): lambda given: 0,
-    Step("axis 1", "softmax_ignores_axis", "softmax_fixed_axis"): lambda given: 1,
+    Step("axis 0", "softmax_fixed_axis"): lambda given: 0,
+    Step("axis 1", "softmax_fixed_axis"): lambda given: 1,
 }
+ALWAYS_LAST, ALWAYS_1 = (step for step in AXES if step.words in ("always the last axis", "axis 1"))
+# A softmax that raises on every input of more than two dimensions, and on no 2-D one.
+ONLY_2D = Step("2-D input only", "softmax_only_2d")
 
 
 def _softmax_candidate(shift: Step, total: Step, axis: Step) -> Callable:
@@ -78,7 +83,7 @@ ORIENTATIONS: dict[Step, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     ok("Q @ K.T"): lambda Q, K: Q @ K.T,
     Step("K @ Q.T", "scores_transposed"): lambda Q, K: K @ Q.T,
     Step("Q @ K", "keys_not_transposed"): lambda Q, K: Q @ K,
-    Step("Q @ K.reshape(d_k, n_k)", "keys_not_transposed", "keys_reshaped"): lambda Q, K: Q @ K.reshape(K.shape[1], K.shape[0]),
+    Step("Q @ K.reshape(d_k, n_k)", "keys_reshaped"): lambda Q, K: Q @ K.reshape(K.shape[1], K.shape[0]),
     Step("Q[i] · K[i] for every key j", "scores_wrong_key_index"): lambda Q, K: own_index_scores(Q, K),
     Step("Q @ Q.T"): lambda Q, K: Q @ Q.T,
     Step("K @ K.T"): lambda Q, K: K @ K.T,
@@ -93,19 +98,24 @@ def own_index_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
     return np.repeat(np.sum(Q * K[: Q.shape[0]], axis=1)[:, None], K.shape[0], axis=1)
 
 
-# Divisors in the sizes of a call: d_k, d_v, n_q (queries), n_k (keys).
-SCALES: dict[Step, Callable[[int, int, int, int], float]] = {
-    ok("sqrt(d_k)"): lambda dk, dv, nq, nk: np.sqrt(dk),
-    Step("1 (no scaling)", "missing_scale"): lambda dk, dv, nq, nk: 1.0,
-    Step("d_k", "scale_by_dk"): lambda dk, dv, nq, nk: dk,
-    Step("d_k / 2", "scale_precedence"): lambda dk, dv, nq, nk: dk / 2,
-    Step("2·d_k", "scale_precedence", "scale_precedence_inline"): lambda dk, dv, nq, nk: 2 * dk,
-    Step("sqrt(d_v)", "scale_wrong_dim"): lambda dk, dv, nq, nk: np.sqrt(dv),
-    Step("sqrt(n_k)", "scale_wrong_dim"): lambda dk, dv, nq, nk: np.sqrt(nk),
-    Step("sqrt(n_q)", "scale_wrong_dim"): lambda dk, dv, nq, nk: np.sqrt(nq),
-    Step("1 / sqrt(d_k) (they are multiplied by sqrt(d_k))"): lambda dk, dv, nq, nk: 1 / np.sqrt(dk),
-    Step("sqrt(d_k) / 2"): lambda dk, dv, nq, nk: np.sqrt(dk) / 2,
-    Step("2·sqrt(d_k)"): lambda dk, dv, nq, nk: 2 * np.sqrt(dk),
+# Divisors in the sizes of a call: d_k, d_v, n_q (queries), n_k (keys), and d_model where the call
+# is self_attention's (None for attention's).
+SCALES: dict[Step, Callable[[int, int, int, int, int | None], float]] = {
+    ok("sqrt(d_k)"): lambda dk, dv, nq, nk, dm: np.sqrt(dk),
+    Step("1 (no scaling)", "missing_scale"): lambda dk, dv, nq, nk, dm: 1.0,
+    Step("d_k", "scale_by_dk"): lambda dk, dv, nq, nk, dm: dk,
+    Step("d_k / 2", "scale_precedence"): lambda dk, dv, nq, nk, dm: dk / 2,
+    Step("2·d_k", "scale_by_2dk"): lambda dk, dv, nq, nk, dm: 2 * dk,
+    Step("sqrt(d_v)", "scale_wrong_dim"): lambda dk, dv, nq, nk, dm: np.sqrt(dv),
+    Step("sqrt(n_k)", "scale_wrong_dim"): lambda dk, dv, nq, nk, dm: np.sqrt(nk),
+    Step("sqrt(n_q)", "scale_wrong_dim"): lambda dk, dv, nq, nk, dm: np.sqrt(nq),
+    Step("1 / sqrt(d_k) (they are multiplied by sqrt(d_k))"): lambda dk, dv, nq, nk, dm: 1 / np.sqrt(dk),
+    Step("sqrt(d_k) / 2"): lambda dk, dv, nq, nk, dm: np.sqrt(dk) / 2,
+    Step("2·sqrt(d_k)"): lambda dk, dv, nq, nk, dm: 2 * np.sqrt(dk),
+}
+# A self_attention that computes attention itself may divide by the width of X.
+D_MODEL_SCALES: dict[Step, Callable[[int, int, int, int, int | None], float]] = {
+    Step("sqrt(d_model)", "scale_wrong_dim"): lambda dk, dv, nq, nk, dm: np.nan if dm is None else np.sqrt(dm),
 }
 DIVISIONS: dict[Step, Callable[[np.ndarray, float], np.ndarray]] = {
     ok("/"): lambda s, c: s / c,
@@ -118,11 +128,11 @@ SCALED: dict[Step, bool] = {
 }
 NORMALISERS: dict[Step, int] = {
     ok("along each row"): -1,
-    Step("down each column (axis 0)", "softmax_wrong_axis", "attention_softmax_axis"): 0,
+    Step("down each column (axis 0)", "attention_softmax_axis"): 0,
 }
 ATTENTION_SHIFTS: dict[Step, bool] = {
     ok("with the max shift"): True,
-    Step("without the max shift", "softmax_no_max_shift"): False,
+    Step("without the max shift", "attention_no_max_shift"): False,
 }
 DEFAULT_MASKS: dict[Step, bool] = {
     ok("no mask when none is given"): False,
@@ -176,9 +186,10 @@ class Scores:
         """A as this way computes it around ``softmax``; raises ValueError where it would."""
         Q, K, V = probe[:3]
         mask = probe[3] if len(probe) > 3 else None
+        d_model = probe[4] if len(probe) > 4 else None  # the call is self_attention's
         nq, dk = Q.shape
         nk, dv = V.shape
-        divisor = SCALES[self.scale](dk, dv, nq, nk)
+        divisor = (SCALES | D_MODEL_SCALES)[self.scale](dk, dv, nq, nk, d_model)
         after_scale = SCALED[self.scaled]
         s = ORIENTATIONS[self.orientation](Q, K)
         if not after_scale:
@@ -203,10 +214,10 @@ class Scores:
         return dataclasses.replace(self, reading=reading, fill=fill)
 
 
-def unmasked_scores() -> list[Scores]:
+def unmasked_scores(scales: Iterable[Step] = SCALES) -> list[Scores]:
     """Every way of computing the scores of an unmasked call (the masking is searched after)."""
     return [
-        Scores(*steps) for steps in itertools.product(ORIENTATIONS, SCALES, DIVISIONS, DEFAULT_MASKS, SCALED)
+        Scores(*steps) for steps in itertools.product(ORIENTATIONS, scales, DIVISIONS, DEFAULT_MASKS, SCALED)
         # Only sqrt(d_k) is searched after softmax: the named mistake is that divisor there.
         if not SCALED[steps[4]] or (steps[1].correct and steps[2].correct)
     ]
@@ -229,13 +240,14 @@ class Weights:
         e = np.exp(s - s.max(axis=axis, keepdims=True) if ATTENTION_SHIFTS[self.shift] else s)
         return e / e.sum(axis=axis, keepdims=True)
 
-    def __call__(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
-        return self.scores.weights(self.softmax, (Q, K, V) if mask is None else (Q, K, V, mask))
+    def __call__(self, *probe: Any) -> np.ndarray:
+        """A for a probe ``Q, K, V[, mask[, d_model]]``."""
+        return self.scores.weights(self.softmax, probe)
 
 
 @functools.cache
-def _unmasked_weights() -> list[Weights]:
-    return [Weights(scores, normaliser) for scores in unmasked_scores() for normaliser in NORMALISERS]
+def _unmasked_weights(scales: tuple[Step, ...] = tuple(SCALES)) -> list[Weights]:
+    return [Weights(scores, normaliser) for scores in unmasked_scores(scales) for normaliser in NORMALISERS]
 
 
 # -- the three functions --------------------------------------------------------------------
@@ -251,10 +263,24 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
         for steps in itertools.product(SHIFTS, TOTALS, AXES)
         if all(close(answer, _softmax_answer(steps, probe)) for answer, probe in answered)
     ]
+    # The last axis and axis 1 are one axis of a 2-D array: where the head answered no other
+    # input, it is read as "always the last axis", the likelier code (and the same there).
+    explanations = [
+        steps for steps in explanations if steps[2] is not ALWAYS_1 or (steps[0], steps[1], ALWAYS_LAST) not in explanations
+    ]
+    only_2d = [ONLY_2D] if _raises_beyond_2d(probes, answers) else []
     wrong = shared_wrong(explanations)
-    if wrong is not None:
-        return finding(wrong, "softmax uses")
+    if wrong is not None or only_2d:
+        return finding((wrong or []) + only_2d, "softmax uses")
     return Finding([], _softmax_facts(probes, answers))
+
+
+def _raises_beyond_2d(probes: list[tuple[tuple, dict]], answers: list[Any]) -> bool:
+    """Whether the head raised on every probe of more than two dimensions, and on no 2-D one."""
+    ranks = [np.ndim(args[0]) for args, _ in probes]
+    raised = [isinstance(answer, str) for answer in answers]
+    beyond = [r for rank, r in zip(ranks, raised) if rank > 2]
+    return bool(beyond) and all(beyond) and not any(r for rank, r in zip(ranks, raised) if rank == 2)
 
 
 def _softmax_answer(steps: tuple[Step, ...], probe: tuple[tuple, dict]) -> Any:
@@ -283,17 +309,57 @@ class AttentionProbes:
     masked: tuple[tuple, ...]
 
 
-def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> Finding:
-    """``answers`` maps "moderate", "large", "masked" to the head's values for those probes."""
+def infer_attention(
+    probes: AttentionProbes, answers: dict[str, list[Any]], scales: tuple[Step, ...] = tuple(SCALES), facts: bool = True
+) -> Finding:
+    """``answers`` maps "moderate", "large", "masked" to the head's values for those probes;
+    ``scales``: the divisors searched; ``facts``: whether to say what the answers show when
+    no combination of steps explains them. Every way of returning (out, A) that fits the
+    answers is searched (with square weights only, (out, A.T) and A.T @ V may both fit)."""
     every = [*probes.moderate, *probes.large, *probes.masked]
     values = [*answers["moderate"], *answers["large"], *answers["masked"]]
-    form = returned_form(every, values)
-    if form is None:
-        return Finding([], _form_facts(every, values))
-    returns, combine = form
+    if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
+        return Finding([], [])
+    forms = returned_forms(every, values)
+    if not forms:
+        return Finding([], _form_facts(every, values) if facts else [])
+    explained = []
+    for returns, combine in forms:
+        for weights, steps in _explained_weights(probes, answers, returns, scales):
+            explained.append(((returns, combine, *steps), _raises_alike(weights, every, values)))
+    # A raise proves nothing of a step on its own (the head may fail after A), but a way that
+    # raises exactly where the head raised explains more of its answers than one that does not.
+    explained = [steps for steps, alike in explained if alike or not any(alike for _, alike in explained)]
+    if not explained:  # what every form proves stands; A is said only where the head returns it
+        if not facts:
+            return Finding([], [])
+        found = shared_wrong(forms) or []
+        returns = forms[0][0]
+        if len(forms) > 1 or returns is RETURNED_OUT:
+            return Finding(found, [])
+        return Finding(found, _weights_facts(probes.moderate, [weights_of(value, returns) for value in answers["moderate"]]))
+    wrong = shared_wrong(explained)
+    if wrong is None:  # A is the lesson's, and so is what it returns
+        return Finding([], [])
+    named = [step for step in wrong if step.mistake is not None]
+    return Finding(named, [attention_sentence(step) for step in wrong if step.mistake is None])
+
+
+def _raises_alike(weights: Weights, probes: list[tuple], values: list[Any]) -> bool:
+    return all(
+        isinstance(cached(weights, probe, lambda: evaluate(weights, probe)), str) == isinstance(value, str)
+        for probe, value in zip(probes, values)
+    )
+
+
+def _explained_weights(
+    probes: AttentionProbes, answers: dict[str, list[Any]], returns: Step, scales: tuple[Step, ...]
+) -> list[tuple[Weights, tuple[Step, ...]]]:
+    """The steps of every way of computing A that gives what the answers, returned as
+    ``returns``, show of it: searched in stages (moderate logits, large ones, masks), then,
+    where nothing explains them and they look rounded, with rounding on every probe."""
     own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
-    found = [step for step in (returns, combine) if not step.correct]
-    first = [w for w in _unmasked_weights() if _matches(w, probes.moderate, own["moderate"], returns)]
+    first = [w for w in _unmasked_weights(scales) if _matches(w, probes.moderate, own["moderate"], returns)]
     shifted = [
         _with_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
         if _matches(_with_shift(w, shift), probes.large, own["large"], returns)
@@ -302,19 +368,15 @@ def infer_attention(probes: AttentionProbes, answers: dict[str, list[Any]]) -> F
         _with_masking(w, *masking) for w in shifted for masking in MASKINGS
         if _matches(_with_masking(w, *masking), probes.masked, own["masked"], returns)
     ]
-    explained = [w.steps() for w in masked]
+    if masked:
+        return [(w, w.steps()) for w in masked]
     decimals = rounding_of(own["moderate"], returns)
-    if not masked and decimals is not None:
-        rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
-        every_own = [*own["moderate"], *own["large"], *own["masked"]]
-        explained = [(*w.steps(), rounding) for w in _all_stages() if _matches(w, every, every_own, returns, decimals)]
-    if not explained:  # what the form proved stands; A is said only where the head returns it
-        return Finding(found, [] if returns is RETURNED_OUT else _weights_facts(probes.moderate, own["moderate"]))
-    wrong = shared_wrong(explained)
-    if wrong is None:  # A is the lesson's: only what it returns can be wrong
-        return Finding(found, [])
-    named = [step for step in wrong if step.mistake is not None]
-    return Finding(found + named, [attention_sentence(step) for step in wrong if step.mistake is None])
+    if decimals is None:
+        return []
+    rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
+    every = [*probes.moderate, *probes.large, *probes.masked]
+    every_own = [*own["moderate"], *own["large"], *own["masked"]]
+    return [(w, (*w.steps(), rounding)) for w in _all_stages(scales) if _matches(w, every, every_own, returns, decimals)]
 
 
 def attention_sentence(step: Step) -> str:
@@ -349,28 +411,35 @@ def _with_masking(weights: Weights, reading: Step, fill: Step) -> Weights:
 
 
 @functools.cache
-def _all_stages() -> list[Weights]:
+def _all_stages(scales: tuple[Step, ...]) -> list[Weights]:
     """Rounding hides every other step from the staged search: try it on the likeliest heads."""
-    return [_with_shift(w, shift) for w in _unmasked_weights() for shift in ATTENTION_SHIFTS]
+    return [_with_shift(w, shift) for w in _unmasked_weights(scales) for shift in ATTENTION_SHIFTS]
+
+
+# Every id a step of attention may name (a self_attention that computes attention itself
+# may make each of them, in its own code).
+def _ids(*tables: Iterable[Step]) -> frozenset[str]:
+    return frozenset(step.mistake for table in tables for step in table if step.mistake)
 
 
 RETURNED = ok("(out, A)")
 RETURNED_SWAPPED = Step("(A, out)", "returns_swapped")
-RETURNED_TRANSPOSED = Step("(out, A.T)", "weights_transposed", "weights_returned_transposed")
+RETURNED_TRANSPOSED = Step("(out, A.T)", "weights_returned_transposed")
 RETURNED_OUT = Step("out alone", "weights_not_returned")
 COMBINED = ok("A @ V")
 COMBINED_TRANSPOSED = Step("A.T @ V", "weights_transposed")
 COMBINED_RAW = Step("(Q @ K.T) @ V", "output_uses_raw_scores")
 
 
-def returned_form(probes: list[tuple], values: list[Any]) -> tuple[Step, Step] | None:
-    """How the head returns (out, A) and makes out from its own A, if one way fits every answer."""
+def returned_forms(probes: list[tuple], values: list[Any]) -> list[tuple[Step, Step]]:
+    """Every way the head may return (out, A) and make out from its own A that fits every answer."""
+    forms = []
     for returns in (RETURNED, RETURNED_SWAPPED, RETURNED_TRANSPOSED, RETURNED_OUT):
         # With out alone there is no A to see how out is made: the weights stages read out.
         for combine in (COMBINED,) if returns is RETURNED_OUT else (COMBINED, COMBINED_TRANSPOSED, COMBINED_RAW):
             if all(_fits_form(probe, value, returns, combine) for probe, value in zip(probes, values)):
-                return returns, combine
-    return None
+                forms.append((returns, combine))
+    return forms
 
 
 def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
@@ -559,6 +628,7 @@ def _mask_is(answer: Any, keep: np.ndarray, kind: Callable[[np.ndarray, np.ndarr
 # -- self_attention ------------------------------------------------------------------------
 
 IDENTITY = ("Wq", "Wk", "Wv")
+SWAPPED = ("Wk", "Wq", "Wv")
 
 
 def _role_words(names: tuple[str, ...]) -> str:
@@ -570,7 +640,7 @@ def _role_step(names: tuple[str, ...]) -> Step:
         return ok(_role_words(names))
     if "X" in names:
         return Step(_role_words(names))
-    return Step(_role_words(names), "self_attention_swapped_projections", "self_attention_roles")
+    return Step(_role_words(names), "self_attention_swapped_projections" if names == SWAPPED else "self_attention_mixed_projections")
 
 
 # Which projection makes each of Q, K and V: every permutation, and X itself in one role.
@@ -591,12 +661,6 @@ PROJECTIONS: dict[Step, Callable[[np.ndarray, list[np.ndarray]], list[np.ndarray
     ),
 }
 MASK_PASSING: dict[Step, bool] = {ok("passes the mask on"): True, Step("drops the mask", "self_attention_drops_mask"): False}
-# A self_attention that does its own attention may scale differently; no id names that
-# (the ids speak of attention), so it is said as what was observed.
-OWN_SCALES: dict[Step, Step] = {
-    scale: (scale if scale.correct else Step(f"divides its scores by {scale.words} instead of calling attention"))
-    for scale in SCALES
-}
 
 
 def projections() -> list[tuple[Step, Step]]:
@@ -617,11 +681,12 @@ def project(roles: Step, projection: Step, X: np.ndarray, Wq: np.ndarray, Wk: np
 
 
 def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
-    """For a head whose attention is right: which projections make Q, K and V, whether the
-    mask is passed on, and by what the scores are divided."""
+    """For a head whose attention is right: which projections make Q, K and V, and whether
+    the mask is passed on to the lesson's attention. (A self_attention that computes
+    attention itself is read as attention is: :func:`infer_attention` on its projections.)"""
     explanations = []
-    for (roles, projection), passing, scale in itertools.product(projections(), MASK_PASSING, SCALES):
-        weights = Weights(Scores(lesson(ORIENTATIONS), scale, lesson(DIVISIONS), lesson(DEFAULT_MASKS)), lesson(NORMALISERS))
+    weights = _lesson_weights()
+    for (roles, projection), passing in itertools.product(projections(), MASK_PASSING):
 
         def candidate(X, Wq, Wk, Wv, mask=None, roles=roles, projection=projection, passes=MASK_PASSING[passing]):  # noqa: N803
             Q, K, V = project(roles, projection, X, Wq, Wk, Wv)
@@ -629,9 +694,13 @@ def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
             return A @ V, A
 
         if all(close_pair(answer, evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
-            explanations.append((roles, projection, passing, OWN_SCALES[scale]))
+            explanations.append((roles, projection, passing))
     wrong = shared_wrong(explanations)
     return Finding([], []) if wrong is None else finding(wrong, "self_attention")
+
+
+def _lesson_weights() -> Weights:
+    return Weights(Scores(lesson(ORIENTATIONS), lesson(SCALES), lesson(DIVISIONS), lesson(DEFAULT_MASKS)), lesson(NORMALISERS))
 
 
 def close_pair(got: Any, want: Any) -> bool:
@@ -642,3 +711,10 @@ def close_pair(got: Any, want: Any) -> bool:
     if not (isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) == 2):
         return False
     return all(close(a, b) for a, b in zip(got, want))
+
+
+ATTENTION_STEP_IDS = _ids(
+    ORIENTATIONS, SCALES, D_MODEL_SCALES, DIVISIONS, SCALED, NORMALISERS, ATTENTION_SHIFTS, DEFAULT_MASKS, MASK_READINGS,
+    MASK_FILLS, [AFTER_SOFTMAX], ROUNDINGS, [RETURNED_SWAPPED, RETURNED_TRANSPOSED, RETURNED_OUT],
+    [COMBINED_TRANSPOSED, COMBINED_RAW],
+)

@@ -1,6 +1,6 @@
 """softmax itself is right, but attention calls it with axis=0, so each column of the weights sums to 1 instead of each row."""
 # must-fail: attention.rows_sum_to_one, attention.worked_example, attention.matches_reference
-# diagnosis: softmax_wrong_axis
+# diagnosis: attention_softmax_axis
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """attention works key-major with np.einsum ('kd,qd->kq', softmax over axis 0): out is right but the returned weights are the transpose, shape (n_k, n_q)."""
 # must-fail: attention.worked_example, attention.shapes, attention.rows_sum_to_one, attention.matches_reference
-# diagnosis: weights_transposed
+# diagnosis: weights_returned_transposed
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """attention skips softmax() and writes np.exp(s) / np.exp(s).sum(0): no max shift AND the sum runs down the columns (axis 0)."""
 # must-fail: attention.rows_sum_to_one, attention.large_logits, attention.matches_reference
-# diagnosis: softmax_wrong_axis, softmax_no_max_shift
+# diagnosis: attention_softmax_axis, attention_no_max_shift
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """attention writes the scale inline as `Q @ K.T / d ** 1/2`; precedence makes that (Q K^T / d) / 2, not Q K^T / sqrt(d)."""
 # must-fail: attention.worked_example, attention.scaling, attention.matches_reference
-# diagnosis: scale_precedence
+# diagnosis: scale_by_2dk
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """attention "transposes" the keys with K.reshape(d_k, n_k): right shape, wrong values; for square K that is plain Q @ K."""
 # must-fail: attention.worked_example, attention.scaling, attention.matches_reference
-# diagnosis: keys_not_transposed
+# diagnosis: keys_reshaped
 
 import numpy as np
 

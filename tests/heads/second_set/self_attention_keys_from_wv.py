@@ -1,6 +1,6 @@
 """self_attention projects the keys with Wv and the values with Wk (key and value roles swapped); it raises whenever d_k != d_v."""
 # must-fail: self_attention.projections, self_attention.mask_passed
-# diagnosis: self_attention_swapped_projections
+# diagnosis: self_attention_mixed_projections
 
 import numpy as np
 

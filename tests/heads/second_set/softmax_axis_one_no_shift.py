@@ -1,6 +1,6 @@
 """softmax hard-codes axis=1 and skips the max shift: the axis argument is ignored AND large logits overflow."""
 # must-fail: softmax.large_logits, softmax.axis, softmax.matches_reference, attention.large_logits
-# diagnosis: softmax_no_max_shift, softmax_ignores_axis
+# diagnosis: softmax_no_max_shift, softmax_fixed_axis
 
 import numpy as np
 

@@ -3,7 +3,7 @@ axis it is given, and no max shift (large logits overflow). attention takes
 d_k = K.shape[0], which is the number of keys rather than their width, so the scores are
 divided by the square root of the token count."""
 # must-fail: softmax.axis, softmax.large_logits, attention.worked_example, attention.scaling, attention.matches_reference
-# diagnosis: softmax_ignores_axis, softmax_no_max_shift, scale_wrong_dim
+# diagnosis: softmax_fixed_axis, softmax_no_max_shift, scale_wrong_dim
 # style: Furvos/self_attention/test_attention.py
 
 import numpy as np

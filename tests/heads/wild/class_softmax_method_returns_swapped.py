@@ -3,7 +3,7 @@ np.exp(x) / np.exp(x).sum(axis=1, keepdims=True): no max shift, and the module-l
 hands every call to it, so its axis argument is ignored (always axis 1). forward() returns
 (weights, output), so attention returns them swapped."""
 # must-fail: softmax.axis, softmax.large_logits, attention.worked_example, attention.shapes, attention.matches_reference
-# diagnosis: softmax_no_max_shift, softmax_ignores_axis, returns_swapped
+# diagnosis: softmax_no_max_shift, softmax_fixed_axis, returns_swapped
 # style: geoz-lab/ML_interview/1_ML_coding/transformer.md
 
 import numpy as np

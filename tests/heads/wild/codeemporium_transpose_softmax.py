@@ -4,7 +4,7 @@ overflow to inf/inf = nan, and it ignores its axis argument (always the last axi
 does not use the mask it is given: whenever a mask is passed it builds the notebook's additive
 0/-inf lower-triangular mask from the sequence length, so every mask is treated as causal."""
 # must-fail: softmax.axis, softmax.large_logits, attention.large_logits, mask.arbitrary
-# diagnosis: softmax_no_max_shift, softmax_ignores_axis, mask_always_causal
+# diagnosis: softmax_no_max_shift, softmax_ignores_axis, softmax_only_2d, mask_always_causal
 # style: andyluken/transformers/SelfAttention.py
 
 import math

@@ -3,7 +3,7 @@ subtracting the max and divides by np.expand_dims(np.sum(t, axis=1), 1), so it a
 on axis 1 whatever axis it is given. attention never divides the scores by sqrt(d_k).
 causal_mask returns np.tril(np.ones((n, n))), floats instead of bools."""
 # must-fail: softmax.axis, softmax.large_logits, attention.worked_example, attention.scaling, attention.matches_reference, causal_mask.values
-# diagnosis: softmax_no_max_shift, softmax_ignores_axis, missing_scale, causal_mask_not_bool
+# diagnosis: softmax_no_max_shift, softmax_fixed_axis, missing_scale, causal_mask_not_bool
 # style: Fangzhou-Code/Learn_AI/第四阶段：大模型/self_attention.py
 
 import numpy as np

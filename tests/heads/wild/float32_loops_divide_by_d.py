@@ -3,7 +3,7 @@ each row without subtracting its max: it ignores its axis argument and overflows
 logits. attention divides the scores by d = d_k itself, not by its square root.
 causal_mask fills a float32 matrix with 1.0 where j <= i: the right pattern, not bools."""
 # must-fail: softmax.axis, softmax.large_logits, attention.worked_example, attention.scaling, causal_mask.values
-# diagnosis: softmax_ignores_axis, softmax_no_max_shift, scale_by_dk, causal_mask_not_bool
+# diagnosis: softmax_ignores_axis, softmax_only_2d, softmax_no_max_shift, scale_by_dk, causal_mask_not_bool
 # style: marcderoo/attention_benchmark/attention/numba_impl.py
 
 import numpy as np

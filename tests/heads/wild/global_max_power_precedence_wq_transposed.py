@@ -4,7 +4,7 @@ d_k ** 1/2, which Python reads as (d_k ** 1) / 2 = d_k / 2. self_attention proje
 transposed weights, X @ Wq.T (and likewise for Wk, Wv), as the notebook did with its square
 weights: wrong projections when they are square, a shape error when they are not."""
 # must-fail: softmax.large_logits, attention.scaling, attention.matches_reference, self_attention.projections
-# diagnosis: softmax_global_max, scale_precedence, self_attention_transposes_weights
+# diagnosis: softmax_global_max, scale_by_2dk, self_attention_transposes_weights
 # style: https://github.com/VikramTaviti/tuts
 
 import numpy as np

@@ -4,7 +4,7 @@ array, each shifted by its own max: right for the last axis, but it ignores its 
 scores[i, j] = Q[i] @ K[i], so every score in row i is the same and each query spreads its
 weight uniformly over the keys it may see."""
 # must-fail: softmax.axis, attention.worked_example, attention.matches_reference
-# diagnosis: softmax_ignores_axis, scores_wrong_key_index
+# diagnosis: softmax_ignores_axis, softmax_only_2d, scores_wrong_key_index
 # style: marcderoo/attention_benchmark/attention/numba_impl.py
 
 import numpy as np

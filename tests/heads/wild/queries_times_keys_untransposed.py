@@ -3,7 +3,7 @@ to a column, always axis 1 whatever axis it is given. attention multiplies query
 without transposing the keys, which only runs when d_k equals the number of keys, and is
 then the wrong product."""
 # must-fail: softmax.axis, softmax.large_logits, attention.worked_example, attention.shapes, attention.matches_reference
-# diagnosis: softmax_no_max_shift, softmax_ignores_axis, keys_not_transposed
+# diagnosis: softmax_no_max_shift, softmax_fixed_axis, keys_not_transposed
 # style: Geneww/llm_tools/self_attention.py
 
 import numpy as np

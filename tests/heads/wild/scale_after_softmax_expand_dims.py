@@ -3,7 +3,7 @@ np.expand_dims(np.sum(t, axis=1), 1), so it always normalises axis 1 whatever ax
 attention divides the softmax OUTPUT by sqrt(d_k) instead of the scores, so every row of the
 weights sums to 1/sqrt(d_k) and the output shrinks toward 0."""
 # must-fail: softmax.axis, softmax.large_logits, attention.worked_example, attention.rows_sum_to_one, attention.matches_reference
-# diagnosis: softmax_no_max_shift, softmax_ignores_axis, scale_after_softmax
+# diagnosis: softmax_no_max_shift, softmax_fixed_axis, scale_after_softmax
 # style: Geneww/llm_tools/self_attention.py
 
 import numpy as np

@@ -3,7 +3,7 @@ np.sum(..., axis=0), whatever axis it is given, and never subtracts the max. att
 the temperature for the scaling but passes temperature=d_k, so the scores are divided by d_k
 instead of sqrt(d_k) (and, through softmax, normalised over queries)."""
 # must-fail: softmax.rows_sum_to_one, softmax.axis, softmax.large_logits, attention.worked_example, attention.rows_sum_to_one, attention.matches_reference
-# diagnosis: softmax_ignores_axis, softmax_no_max_shift, scale_by_dk
+# diagnosis: softmax_fixed_axis, softmax_no_max_shift, scale_by_dk
 # style: pluu2/MLhelper/attention.py
 
 import numpy as np

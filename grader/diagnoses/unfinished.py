@@ -1,0 +1,112 @@
+"""What an unfinished function does, in words: a stub is told it is a stub, never a mistake.
+
+Students grade their file most while it is half written: some functions finished, others
+still ``pass``, ``raise NotImplementedError``, or a placeholder that returns zeros, its
+input or the same value whatever it is given. No mistake of the catalogue is true of such a
+function (it has not tried yet), so :func:`described` says what its answers show, in one
+sentence, and the diagnosis reads nothing more of it. An assignment adds placeholders of
+its own lesson (uniform weights, say) through ``Mistakes.placeholders``.
+
+Each sentence is said only when the reference's own answers to the same probes do not
+have that property, so a function right by its lesson is never told it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+RAISED = "raised"
+NOT_IMPLEMENTED = "NotImplementedError"
+
+
+def described(
+    function: str, parameters: Sequence[str], args: Sequence[tuple[Any, ...]], answers: Sequence[Any], reference: Sequence[Any]
+) -> str | None:
+    """The sentence for ``function`` when its ``answers`` (``Answer``s) to the calls with
+    ``args`` show it unfinished, else None; ``reference`` holds the reference's values."""
+    if all(answer.raised == NOT_IMPLEMENTED for answer in answers):
+        return f"{function} is not written yet: it raises NotImplementedError."
+    values = [answer.value for answer in answers]
+    if all(value is None for value in values):
+        return (
+            f"{function} returns None: is it written yet? A function that ends without a return "
+            "statement (or holds only pass or ...) returns None."
+        )
+    if all(isinstance(value, tuple) and any(part is None for part in value) for value in values):
+        return f"{function} returns None as part of its answer: is it finished? Every value it returns must be an array."
+    answered = [(given, value) for given, value in zip(args, values) if not _raised(value)]
+    if not answered:
+        return None
+    if all(_all_zero(value) for _, value in answered) and not all(_all_zero(value) for value in reference):
+        return f"{function} returns only zeros (or False), whatever its input: is it still a placeholder?"
+    returned = _arguments_returned(answered, parameters)
+    if returned:
+        return f"{function} returns its input {returned} unchanged: is it written yet?"
+    constant = answered[0][1]
+    if (
+        len(answered) > 1 and all(_identical(value, constant) for _, value in answered)
+        and not all(_identical(value, reference[0]) for value in reference)
+        # The answer to one input, written down, is not a placeholder: the assignment may name it.
+        and not any(_roughly(constant, value) for value in reference)
+    ):
+        return f"{function} returns the same answer whatever its input: is it still a placeholder?"
+    return None
+
+
+def _raised(value: Any) -> bool:
+    return isinstance(value, str) and value == RAISED
+
+
+def _arrays(value: Any) -> list[np.ndarray] | None:
+    """The arrays an answer holds (a tuple's parts), or None if a part is no number or array of numbers."""
+    parts = value if isinstance(value, tuple) else (value,)
+    arrays = []
+    for part in parts:
+        if not isinstance(part, (np.ndarray, np.generic, int, float)):
+            return None
+        part = np.asarray(part)
+        if part.dtype.kind not in "biuf":
+            return None
+        arrays.append(part)
+    return arrays
+
+
+def _all_zero(value: Any) -> bool:
+    arrays = _arrays(value)
+    return arrays is not None and all(array.size > 0 and not np.any(array) for array in arrays)
+
+
+def _arguments_returned(answered: list[tuple[tuple[Any, ...], Any]], parameters: Sequence[str]) -> str | None:
+    """The names of the arguments every answer is, part for part, unchanged (``"(Q, K)"``),
+    if there are such names (an argument may equal another on one call: each part keeps
+    the names it matches on every call)."""
+    names: list[set[str]] | None = None
+    for args, value in answered:
+        parts = value if isinstance(value, tuple) else (value,)
+        matching = [{name for name, arg in zip(parameters, args) if _identical(part, arg)} for part in parts]
+        names = matching if names is None else [a & b for a, b in zip(names, matching)] if len(names) == len(matching) else []
+    if not names or not all(names):
+        return None
+    chosen = [next(name for name in parameters if name in found) for found in names]
+    return chosen[0] if len(chosen) == 1 else f"({', '.join(chosen)})"
+
+
+def _roughly(a: Any, b: Any) -> bool:
+    """The same arrays to two decimals (as an answer copied from a printout is)."""
+    arrays_a, arrays_b = _arrays(a), _arrays(b)
+    if arrays_a is None or arrays_b is None or len(arrays_a) != len(arrays_b):
+        return False
+    return all(x.shape == y.shape and bool(np.allclose(x, y, atol=1e-2)) for x, y in zip(arrays_a, arrays_b))
+
+
+def _identical(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(_identical, a, b))
+    arrays_a, arrays_b = _arrays(a), _arrays(b)
+    if arrays_a is None or arrays_b is None:
+        return False
+    (x,), (y,) = arrays_a, arrays_b
+    return x.shape == y.shape and x.dtype.kind == y.dtype.kind and bool(np.array_equal(x, y, equal_nan=x.dtype.kind == "f"))

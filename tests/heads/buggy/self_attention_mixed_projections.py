@@ -1,0 +1,28 @@
+"""self_attention makes the values with Wq and the queries with Wv."""
+# must-fail: self_attention.projections
+# diagnosis: self_attention_mixed_projections
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)  # stability: exp never overflows
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)  # (n_q, n_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)  # mask == False -> weight 0
+    A = softmax(scores, axis=-1)  # rows sum to 1
+    return A @ V, A  # (n_q, d_v), (n_q, n_k)
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wv, X @ Wk, X @ Wq, mask)
+
+
+def causal_mask(n):
+    return np.tril(np.ones((n, n), dtype=bool))  # token i may see j <= i
