@@ -329,6 +329,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
             continue
         standing[function] = WRONG
         if function in suspects:
+            found += _own_asserts(function, got)
             told = {entry["id"] for entry in found}
             found += [
                 entry for entry in _mistakes_of(known, function, evidence, standing, below, call)
@@ -367,6 +368,18 @@ def _as_tuple(answer: Answer) -> Answer:
     if isinstance(answer.value, list):
         return dataclasses.replace(answer, value=tuple(answer.value))
     return answer
+
+
+def _own_asserts(function: str, got: list[Answer]) -> list[dict[str, str]]:
+    """What an assert in the function's own code did: it failed on some probes, not all."""
+    failed = sum(answer.raised == "AssertionError" for answer in got)
+    if not failed or failed == len(got):
+        return []
+    return [{"id": OBSERVED, "message": (
+        f"{function} raised AssertionError (an assert in its code failed) on {failed} of the {len(got)} inputs the "
+        "diagnosis tried, and answered the others: an assert that holds only up to rounding (floats compared with ==) "
+        "fails like this. Compare with np.allclose, or leave the assert out of the graded function."
+    )}]
 
 
 def _worst(standings: Iterable[str]) -> str:
