@@ -55,8 +55,16 @@ def _call(head: ModuleType, function: str, args: tuple, kwargs: dict | None = No
 
 
 def _probe(head: ModuleType, function: str, index: int):
+    """The head's answer to a probe, or, where it raises and may be written for a batch axis,
+    its answer to that probe as a batch of one (as the grader reads such a head)."""
     probe = PROBES[function][index]
-    return _call(head, function, probe.args, probe.kwargs)
+    answer = _call(head, function, probe.args, probe.kwargs)
+    if isinstance(answer, Exception) and function in KNOWN.batch_axis:
+        batched = KNOWN.batch_axis[function].batched(probe)
+        again = _call(head, function, batched.args, batched.kwargs)
+        if not isinstance(again, Exception):
+            return tuple(part[0] for part in again) if isinstance(again, tuple) else again[0]
+    return answer
 
 
 def _row(answer) -> np.ndarray:
@@ -66,8 +74,11 @@ def _row(answer) -> np.ndarray:
 def _rows(head: ModuleType, function: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The fully masked row, the same row when every key is masked, and with no mask."""
     masked, every = MASKED[function]
-    unmasked = PROBES[function][masked].args[:-1]
-    return _row(_probe(head, function, masked)), _row(_probe(head, function, every)), _row(_call(head, function, unmasked))
+    unmasked = _call(head, function, PROBES[function][masked].args[:-1])
+    if isinstance(unmasked, Exception):  # a head read through a batch of one
+        batched = KNOWN.batch_axis[function].batched(PROBES[function][masked])
+        unmasked = tuple(part[0] for part in _call(head, function, batched.args[:-1]))
+    return _row(_probe(head, function, masked)), _row(_probe(head, function, every)), _row(unmasked)
 
 
 def _nan(answer) -> bool:
@@ -94,6 +105,15 @@ def _wrong_somewhere(head: ModuleType, function: str) -> bool:
         if not all(np.shape(a) == np.shape(b) and np.allclose(a, b, equal_nan=True) for a, b in parts):
             return True
     return False
+
+
+def _normalises_slices(head: ModuleType, shape: tuple[int, ...], axis: int | None) -> bool:
+    x = np.random.default_rng(0).normal(size=shape)
+    got = _call(head, "softmax", (x,), {} if axis is None else {"axis": axis})
+    if isinstance(got, Exception):
+        return False
+    e = np.exp(x - x.max(axis=(1, 2), keepdims=True))
+    return bool(np.allclose(got, e / e.sum(axis=(1, 2), keepdims=True)))
 
 
 def _uniform(row: np.ndarray) -> bool:
@@ -130,7 +150,7 @@ CLAIMS: dict[str, Callable[[ModuleType, str, re.Match], bool]] = {
     r", so a row of small logits next to a row of large ones underflows to 0/0 = nan": lambda head, f, m: _nan(
         _probe(head, "softmax", mistakes.SOFTMAX_LARGE[0])
     ),
-    r", so a row that spans about ±1000 overflows to inf and becomes nan": lambda head, f, m: any(
+    r", so a row that spans about ±1000 overflows to inf and gives nan": lambda head, f, m: any(
         _nan(_probe(head, "softmax", i)) for i in mistakes.SOFTMAX_LARGE
     ),
     r"(so does|,? so) a row holding -inf \(a masked score\)": lambda head, f, m: _nan(_probe(head, "softmax", mistakes.SOFTMAX_MASKED)),
@@ -150,15 +170,21 @@ CLAIMS: dict[str, Callable[[ModuleType, str, re.Match], bool]] = {
         head, "self_attention", lambda args: any(W.shape[0] != W.shape[1] for W in args[1:4])
     ) and _wrong_somewhere(head, "self_attention"),
     r"(that is wrong|its results are wrong)": lambda head, f, m: _wrong_somewhere(head, f),
+    r"and some non-square inputs make it raise": lambda head, f, m: any(
+        isinstance(_call(head, "softmax", p.args, p.kwargs), Exception)
+        for p in PROBES["softmax"] if np.ndim(p.args[0]) == 2 and p.args[0].shape[0] != p.args[0].shape[1]
+    ),
+    r"on an input of shape \((\d+), (\d+), (\d+)\)( and axis=(-?\d+))? it raises nothing but normalises each x\[i\] as a whole": (
+        lambda head, f, m: _normalises_slices(head, tuple(int(m[i]) for i in (1, 2, 3)), int(m[5]) if m[5] else None)
+    ),
+    r"its results on an input of more than two dimensions are wrong": lambda head, f, m: _wrong_somewhere(head, "softmax"),
     r"it raised (\w+) on an input of shape \((\d+), (\d+), (\d+)\)( and axis=(-?\d+))?": lambda head, f, m: isinstance(
         _call(head, "softmax", (np.zeros(tuple(int(m[i]) for i in (2, 3, 4))),), {"axis": int(m[6])} if m[6] else {}),
         Exception,
     ),
     r"it raised (\w+) on the lesson's 2-D inputs.*, and answers when given a batch of one": lambda head, f, m: all(
-        isinstance(_probe(head, f, i), Exception) for i in range(len(PROBES[f]))
-    ) and not isinstance(
-        _call(head, f, tuple(a[None] if isinstance(a, np.ndarray) else a for a in PROBES[f][0].args)), Exception
-    ),
+        isinstance(_call(head, f, p.args, p.kwargs), Exception) for p in PROBES[f]
+    ) and not isinstance(_call(head, f, KNOWN.batch_axis[f].batched(PROBES[f][0]).args), Exception),
     r", so large scores overflow to inf and their row becomes nan": lambda head, f, m: any(_nan(_probe(head, f, i)) for i in LARGE[f]),
     r", so large scores overflow to inf$": lambda head, f, m: any(_inf_or_nan(_probe(head, f, i)) for i in LARGE[f]),
 }

@@ -24,7 +24,9 @@ from grader.rubric import available_check_ids
 BUGGY = sorted(HEADS.glob("buggy/*.py"))
 SECOND_SET = sorted(HEADS.glob("second_set/*.py"))
 WILD = sorted(HEADS.glob("wild/*.py"))
-CORRECT = sorted(HEADS.glob("correct/*.py")) + sorted(HEADS.glob("wild/correct/*.py"))
+CORRECT = sorted(HEADS.glob("correct/*.py")) + sorted(HEADS.glob("wild/correct/*.py")) + sorted(HEADS.glob("blind/correct/*.py"))
+BLIND = sorted(HEADS.glob("blind/*.py"))
+WIP = sorted(HEADS.glob("wip/*.py"))
 # Mistakes that compute the very same function as a known one, so no answer can tell them
 # apart: the head is told the known one, whose message covers both.
 SAME_FUNCTION = {"scale_after_exp": "missing_scale"}
@@ -192,3 +194,33 @@ def test_the_readme_catalogue_names_every_mistake_and_no_other():
     ids = {mistake.id for mistake in KNOWN.mistakes}
     assert rows <= ids
     assert ids <= mentioned
+
+
+def _declared(path: Path, line: str) -> set[str]:
+    """The ids (or function names) a head lists on its ``# <line>:`` line."""
+    found = re.search(rf"^# {line}:(.*)$", path.read_text(), re.MULTILINE)
+    return {part.strip() for part in found.group(1).split(",")} - {"none", ""} if found else set()
+
+
+def test_nine_in_ten_of_the_blind_heads_mistakes_are_named_and_none_wrongly(graded_heads):
+    """tests/heads/blind/: heads with two to four mistakes in public code's styles, written by
+    someone who had not read the grader and kept out of sight until the diagnoser was done
+    (README quotes the figure it gave then, and now)."""
+    made = named = 0
+    for path in BLIND:
+        declared, told = _declared(path, "diagnosis"), _told(graded_heads[head_id(path)])
+        assert told <= declared, (path.name, told - declared)
+        made += len(declared)
+        named += len(told & declared)
+    assert made >= 60 and named / made >= 0.9, f"{named}/{made}"
+
+
+@pytest.mark.parametrize("path", WIP, ids=[p.stem for p in WIP])
+def test_a_head_written_in_progress_is_told_nothing_untrue(graded_heads, path: Path):
+    """tests/heads/wip/: heads in progress written by someone who had not read the grader: no id
+    they do not declare (the mistakes of their finished functions), none of an unfinished one."""
+    report = graded_heads[head_id(path)]
+    told = _told(report)
+    assert told <= _declared(path, "diagnosis")
+    unfinished = _declared(path, "unfinished")
+    assert not {KNOWN.by_id[mistake].function for mistake in told} & unfinished

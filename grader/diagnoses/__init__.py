@@ -121,6 +121,19 @@ class HelperRaised(Exception):
         self.raised = raised
 
 
+@dataclass(frozen=True)
+class BatchAxis:
+    """A function that code written for a batch may be: the id of that mistake, and which of
+    its arguments take the batch axis (the sequences, not the weights)."""
+
+    mistake: str
+    arguments: tuple[int, ...]
+
+    def batched(self, probe: Probe) -> Probe:
+        args = tuple(arg[None] if i in self.arguments and isinstance(arg, np.ndarray) else arg for i, arg in enumerate(probe.args))
+        return Probe(probe.function, args, probe.kwargs)
+
+
 # An assignment's inference of one function: from the head's answers to its probes, a way
 # to call the head (its own helpers, on inputs the inference chooses), and how its helpers
 # stand (RIGHT, WRONG: read over the head's own, UNREADABLE: unfinished or unanswered).
@@ -147,10 +160,10 @@ class Mistakes:
     over_helpers: Mapping[str, Callable[[Callable[[str], StudentCall]], list[Callable]]] = field(default_factory=dict)
     inferred: Mapping[str, Inferred] = field(default_factory=dict)
     # An unfinished function's sentence beyond the generic ones (grader.diagnoses.unfinished).
-    placeholders: Mapping[str, Callable[[list[Probe], list[Answer]], str | None]] = field(default_factory=dict)
-    # The mistake of a function written for a leading batch axis, which raises on every probe
-    # and answers each with a batch of one: it is named, and the function read through it.
-    batch_axis: Mapping[str, str] = field(default_factory=dict)
+    placeholders: Mapping[str, Callable[[list[Probe], list[Answer]], unfinished.Stub | None]] = field(default_factory=dict)
+    # Functions that may be written for a leading batch axis: they raise on every probe and
+    # answer each with a batch of one; the mistake is named, and the function read through it.
+    batch_axis: Mapping[str, BatchAxis] = field(default_factory=dict)
 
     @functools.cached_property
     def by_id(self) -> dict[str, Mistake]:
@@ -302,18 +315,19 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
         below = _worst(standing.get(helper, UNREADABLE) for helper in helpers)
         right = all(same(a.value, b.value) for a, b in zip(answers[function], expected))
         try:
-            if not right and below != RIGHT and _follows_helpers(known, function, answers[function], call):
+            batched = None if right else _through_a_batch_of_one(known, function, answers[function], call)
+            if batched is not None:  # read through a batch of one from here on
+                evidence.unbatched[function], answers[function] = answers[function], batched
+            if not right and below != RIGHT and _follows_helpers(known, function, answers[function], call, batched is not None):
                 standing[function] = WRONG if below == WRONG else UNREADABLE  # right, over helpers that are not
                 continue
-            batched = None if right else _through_a_batch_of_one(known, function, answers[function], call)
         except Unanswered:
             standing[function] = UNREADABLE
             continue
-        if batched is not None:  # read through a batch of one from here on
-            evidence.unbatched[function], answers[function] = answers[function], batched
-            if function in suspects:
-                mistake = known.by_id[known.batch_axis[function]]
-                found.append({"id": mistake.id, "message": mistake.told(evidence)})
+        # A function whose helper needs a batch too may raise only through it: its own need is not proven.
+        if batched is not None and function in suspects and not any(helper in evidence.unbatched for helper in helpers):
+            mistake = known.by_id[known.batch_axis[function].mistake]
+            found.append({"id": mistake.id, "message": mistake.told(evidence)})
         got = answers[function]
         if all(same(a.value, b.value) for a, b in zip(got, expected)):
             # Right through a batch of one, it still raises where the lesson's code calls it.
@@ -321,11 +335,11 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
             if function in suspects:  # right answers, but it may still change its inputs
                 found += _mistakes_of(known, function, evidence, standing, RIGHT, call, beside_answers_only=True)
             continue
-        sentence = _unfinished(known, function, got, expected)
-        if sentence is not None:
-            standing[function] = UNREADABLE
+        stub = _unfinished(known, function, got, expected)
+        if stub is not None:
+            standing[function] = WRONG if stub.follows_input else UNREADABLE
             if function in suspects:
-                found.append({"id": UNFINISHED, "message": sentence})
+                found.append({"id": UNFINISHED, "message": stub.sentence})
             continue
         standing[function] = WRONG
         if function in suspects:
@@ -349,18 +363,22 @@ def _through_a_batch_of_one(
         return None
     batched = []
     for probe in known.probes[function]:
-        args = tuple(arg[None] if isinstance(arg, np.ndarray) else arg for arg in probe.args)
-        answer = _as_tuple(call(Probe(function, args, probe.kwargs)))
-        if answer.value is RAISED:
+        answer = _unbatched(_as_tuple(call(known.batch_axis[function].batched(probe))))
+        if answer is None:
             return None
-        value = answer.value
-        parts = value if isinstance(value, tuple) else (value,)
-        if not all(isinstance(part, np.ndarray) and part.ndim >= 1 and part.shape[0] == 1 for part in parts):
-            return None
-        unwrapped = tuple(part[0] for part in parts)
-        after = tuple(arg[0] if isinstance(arg, np.ndarray) and arg.ndim >= 1 else arg for arg in answer.args_after)
-        batched.append(Answer(unwrapped if isinstance(value, tuple) else unwrapped[0], after))
+        batched.append(answer)
     return batched
+
+
+def _unbatched(answer: Answer) -> Answer | None:
+    """An answer to a batch of one with that batch axis taken off, if it has one."""
+    value = answer.value
+    parts = value if isinstance(value, tuple) else (value,)
+    if value is RAISED or not all(isinstance(part, np.ndarray) and part.ndim >= 1 and part.shape[0] == 1 for part in parts):
+        return None
+    unwrapped = tuple(part[0] for part in parts)
+    after = tuple(arg[0] if isinstance(arg, np.ndarray) and arg.ndim >= 1 and arg.shape[0] == 1 else arg for arg in answer.args_after)
+    return Answer(unwrapped if isinstance(value, tuple) else unwrapped[0], after)
 
 
 def _as_tuple(answer: Answer) -> Answer:
@@ -387,24 +405,33 @@ def _worst(standings: Iterable[str]) -> str:
     return UNREADABLE if UNREADABLE in standings else WRONG if WRONG in standings else RIGHT
 
 
-def _follows_helpers(known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer]) -> bool:
-    """Whether the lesson's ``function`` over the student's own helpers gives every answer."""
+def _follows_helpers(
+    known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer], batched: bool = False
+) -> bool:
+    """Whether the lesson's ``function`` over the student's own helpers gives every answer
+    (``batched``: the answers through a batch of one, the lesson's function called so too)."""
     if function not in known.over_helpers:
         return False
+    probes = known.probes[function]
+    if batched:
+        probes = [known.batch_axis[function].batched(probe) for probe in probes]
     for candidate in known.over_helpers[function](lambda name, **kwargs: student_function(call, name, **kwargs)):
-        if all(same_answer(answer, run(candidate, probe)) for probe, answer in zip(known.probes[function], got)):
+        made = [run(candidate, probe) for probe in probes]
+        if batched:
+            made = [_unbatched(answer) or Answer(RAISED) for answer in made]
+        if all(same_answer(answer, mine) for answer, mine in zip(got, made)):
             return True
     return False
 
 
-def _unfinished(known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...]) -> str | None:
+def _unfinished(known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...]) -> unfinished.Stub | None:
     probes = known.probes[function]
-    sentence = unfinished.described(
+    stub = unfinished.described(
         function, known.parameters.get(function, ()), [probe.args for probe in probes], got, [a.value for a in expected]
     )
-    if sentence is None and function in known.placeholders:
-        sentence = known.placeholders[function](probes, got)
-    return sentence
+    if stub is None and function in known.placeholders:
+        stub = known.placeholders[function](probes, got)
+    return stub
 
 
 def _mistakes_of(

@@ -8,12 +8,15 @@ sentence, and the diagnosis reads nothing more of it. An assignment adds placeho
 its own lesson (uniform weights, say) through ``Mistakes.placeholders``.
 
 Each sentence is said only when the reference's own answers to the same probes do not
-have that property, so a function right by its lesson is never told it.
+have that property, so a function right by its lesson is never told it. A stub that still
+follows its input (its input unchanged, ``np.exp(x)``) can stand in for its helper when the
+functions that call it are read; one that does not (None, zeros, a constant) cannot.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,29 +25,38 @@ RAISED = "raised"
 NOT_IMPLEMENTED = "NotImplementedError"
 
 
+@dataclass(frozen=True)
+class Stub:
+    """What an unfinished function does, in a sentence, and whether its answers still follow
+    its input (then the functions that call it can be read over it)."""
+
+    sentence: str
+    follows_input: bool = False
+
+
 def described(
     function: str, parameters: Sequence[str], args: Sequence[tuple[Any, ...]], answers: Sequence[Any], reference: Sequence[Any]
-) -> str | None:
-    """The sentence for ``function`` when its ``answers`` (``Answer``s) to the calls with
-    ``args`` show it unfinished, else None; ``reference`` holds the reference's values."""
+) -> Stub | None:
+    """What ``function`` does when its ``answers`` (``Answer``s) to the calls with ``args``
+    show it unfinished, else None; ``reference`` holds the reference's values."""
     if all(answer.raised == NOT_IMPLEMENTED for answer in answers):
-        return f"{function} is not written yet: it raises NotImplementedError."
+        return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.")
     values = [answer.value for answer in answers]
     if all(value is None for value in values):
-        return (
+        return Stub(
             f"{function} returns None: is it written yet? A function that ends without a return "
             "statement (or holds only pass or ...) returns None."
         )
     if all(isinstance(value, tuple) and any(part is None for part in value) for value in values):
-        return f"{function} returns None as part of its answer: is it finished? Every value it returns must be an array."
+        return Stub(f"{function} returns None as part of its answer: is it finished? Every value it returns must be an array.")
     answered = [(given, value) for given, value in zip(args, values) if not _raised(value)]
     if not answered:
         return None
     if all(_all_zero(value) for _, value in answered) and not all(_all_zero(value) for value in reference):
-        return f"{function} returns only zeros (or False), whatever its input: is it still a placeholder?"
+        return Stub(f"{function} returns only zeros (or False), whatever its input: is it still a placeholder?")
     returned = _arguments_returned(answered, parameters)
     if returned:
-        return f"{function} returns its input {returned} unchanged: is it written yet?"
+        return Stub(f"{function} returns its input {returned} unchanged: is it written yet?", follows_input=True)
     constant = answered[0][1]
     if (
         len(answered) > 1 and all(_identical(value, constant) for _, value in answered)
@@ -52,7 +64,7 @@ def described(
         # The answer to one input, written down, is not a placeholder: the assignment may name it.
         and not any(_roughly(constant, value) for value in reference)
     ):
-        return f"{function} returns the same answer whatever its input: is it still a placeholder?"
+        return Stub(f"{function} returns the same answer whatever its input: is it still a placeholder?")
     return None
 
 

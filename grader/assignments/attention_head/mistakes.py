@@ -21,12 +21,14 @@ import numpy as np
 from grader.assignments.attention_head import ASSIGNMENT, reference, steps
 from grader.assignments.attention_head import helpers as helpers_model
 from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
+from grader.diagnoses.unfinished import Stub
 from grader.diagnoses import (
     RAISED,
     RIGHT,
     UNREADABLE,
     WRONG,
     Answer,
+    BatchAxis,
     Evidence,
     Inferred,
     Mistake,
@@ -295,7 +297,7 @@ def _mean_shift_nan(evidence: Evidence) -> str:
     values = _values(evidence, "softmax")
     said = []
     if any(_holds_nan(values[i]) for i in SOFTMAX_LARGE):
-        said.append("a row that spans about ±1000 overflows to inf and becomes nan")
+        said.append("a row that spans about ±1000 overflows to inf and gives nan")
     if _holds_nan(values[SOFTMAX_MASKED]):
         said.append("so does a row holding -inf (a masked score)" if said else "a row holding -inf (a masked score) becomes nan")
     return (", so " + ", and ".join(said)) if said else ""
@@ -310,24 +312,40 @@ def _attention_rows_not_distributions(evidence: Evidence) -> str:
     return ""
 
 
-def _raises_unless_square(function: str, picks: Callable[[tuple], bool], raised: str, otherwise: str) -> Callable[[Evidence], str]:
+def _raises_unless_square(
+    function: str, picks: Callable[[tuple], bool], raised: str, otherwise: str, *partly: str
+) -> Callable[[Evidence], str]:
     """A consequence: ``raised`` where the head raised on every probe of ``function`` that
-    ``picks`` (arguments of the shapes the mistake cannot take), else ``otherwise``."""
+    ``picks`` (arguments of the shapes the mistake cannot take), ``partly[0]`` (if given)
+    where it raised on some of them, else ``otherwise``."""
 
     def consequence(evidence: Evidence) -> str:
-        return raised if _raised_where(evidence, function, picks) else otherwise
+        picked = [answer.value is RAISED for probe, answer in zip(evidence.probes[function], evidence.answers.get(function, []))
+                  if picks(probe.args)]
+        if picked and all(picked):
+            return raised
+        return partly[0] if partly and any(picked) else otherwise
 
     return consequence
 
 
 def _raised_beyond_2d(evidence: Evidence) -> str:
-    """What softmax raised on an input of more than two dimensions."""
+    """What softmax did with an input of more than two dimensions: raised, or normalised
+    each x[i] as a whole."""
     for probe, answer in zip(evidence.probes["softmax"], evidence.answers.get("softmax", [])):
-        if np.ndim(probe.args[0]) > 2 and answer.value is RAISED:
-            given = f" and axis={probe.kwargs['axis']}" if "axis" in probe.kwargs else ""
-            raised = answer.raised or "an exception"
-            return f"it raised {raised} on an input of shape {np.shape(probe.args[0])}{given}"
-    return "it cannot take an input of more than two dimensions"
+        if np.ndim(probe.args[0]) <= 2:
+            continue
+        given = f" and axis={probe.kwargs['axis']}" if "axis" in probe.kwargs else ""
+        if answer.value is RAISED:
+            return f"it raised {answer.raised or 'an exception'} on an input of shape {np.shape(probe.args[0])}{given}"
+        x = probe.args[0]
+        e = np.exp(x - x.max(axis=tuple(range(1, x.ndim)), keepdims=True))
+        if same(answer.value, e / e.sum(axis=tuple(range(1, x.ndim)), keepdims=True)):
+            return (
+                f"on an input of shape {np.shape(x)}{given} it raises nothing but normalises each x[i] as a whole, "
+                "not along the axis asked for"
+            )
+    return "its results on an input of more than two dimensions are wrong"
 
 
 def _batch_raise(function: str, arrays: str) -> Callable[[Evidence], str]:
@@ -419,7 +437,9 @@ MISTAKES: tuple[Mistake, ...] = (
         ),
         consequence=_raises_unless_square(
             "softmax", lambda args: args[0].ndim == 2 and args[0].shape[0] != args[0].shape[1],
-            "it raises for non-square inputs and is wrong for square ones", "its results are wrong",
+            "it raises for non-square inputs and is wrong for square ones",
+            "its results are wrong (and some non-square inputs make it raise)",
+            "its results are wrong",
         ),
     ),
     Mistake(
@@ -438,14 +458,6 @@ MISTAKES: tuple[Mistake, ...] = (
         "(section 2: x.max(axis=axis, keepdims=True)).",
         "softmax",
         (_softmax_with(lambda x, axis: x.max(axis=axis)[..., None], lambda e, axis: e.sum(axis=axis)[..., None]),),
-    ),
-    Mistake(
-        "softmax_normalizes_by_max",
-        "softmax divides by the largest exponential instead of their sum (or returns exp(x - max) without "
-        "dividing: the same numbers), so each row's largest entry is 1 and rows do not sum to 1. Divide by "
-        "the sum (section 2: e / e.sum(axis=axis, keepdims=True)).",
-        "softmax",
-        (_softmax_with(_row_max, lambda e, axis: e.max(axis=axis, keepdims=True)),),
     ),
     Mistake(
         "softmax_fixed_axis",
@@ -492,7 +504,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "missing_scale",
         "attention's weights are those of unscaled scores: the scores are never divided by sqrt(d_k) before "
         "softmax (a factor applied after exp cancels when softmax normalises), so with large d_k the weights "
-        "become nearly one-hot. The formula is softmax(Q K^T / sqrt(d_k)) V (section 1, 'Why divide by sqrt(d_k)?').",
+        "become nearly one-hot under softmax. The formula is softmax(Q K^T / sqrt(d_k)) V (section 1, 'Why divide by sqrt(d_k)?').",
         "attention",
         (_attention_with(scale=lambda Q, K, V: 1.0),),
     ),
@@ -586,7 +598,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "output_uses_raw_scores",
-        "attention computes its output from the raw scores, (Q @ K.T) @ V, instead of from the weights: "
+        "attention computes its output from the scores, (Q @ K.T) @ V (scaled or not), instead of from the weights: "
         "the output must average the value rows with the weights A, out = A @ V (section 2: return A @ V, A).",
         "attention",
         (_raw_scores_output,),
@@ -665,8 +677,8 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "attention_needs_batch_axis",
         "attention is written for a leading batch axis: {consequence}. The lesson's attention takes 2-D (n, d) "
-        "arrays: transpose K's last two axes, np.swapaxes(K, -1, -2) (or K.T), which works with or without a "
-        "batch axis (section 2, third note: 'No batch dimension, on purpose').",
+        "arrays: transpose K's last two axes, np.swapaxes(K, -1, -2), which works with or without a batch axis "
+        "(K.T on 2-D inputs only) (section 2, third note: 'No batch dimension, on purpose').",
         "attention",
         consequence=_batch_raise("attention", "Q[None], K[None], V[None]"),
     ),
@@ -755,7 +767,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "causal_mask_inverted",
-        "causal_mask marks the positions to hide (True above the diagonal, np.triu(..., k=1)); the lesson's "
+        "causal_mask marks the positions to hide (True, or 1, above the diagonal: np.triu(..., k=1)); the lesson's "
         "mask marks the positions a token may see: True where j <= i (section 2: mask == False means "
         "weight 0).",
         "causal_mask",
@@ -791,8 +803,8 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "self_attention_needs_batch_axis",
         "self_attention is written for a leading batch axis: {consequence}. The lesson's self_attention takes a "
-        "2-D X, (n, d_model): project with X @ Wq and transpose with np.swapaxes(..., -1, -2) (or .T), which "
-        "works with or without a batch axis (section 2, third note: 'No batch dimension, on purpose').",
+        "2-D X, (n, d_model): project with X @ Wq and transpose with np.swapaxes(..., -1, -2), which works with "
+        "or without a batch axis (.T on 2-D arrays only) (section 2, third note: 'No batch dimension, on purpose').",
         "self_attention",
         consequence=_batch_raise("self_attention", "X[None]"),
     ),
@@ -904,14 +916,22 @@ def _every(probes: list[Probe], answers: list[Answer], like: Callable[..., Any])
         return all(same(answer.value, like(*probe.args, **probe.kwargs)) for probe, answer in zip(probes, answers))
 
 
-def _softmax_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+def _softmax_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub | None:
     if _every(probes, answers, lambda x, axis=-1: np.exp(x)):
-        return (
+        return Stub(
             "softmax returns np.exp(x) without dividing by the sum: is it finished? Subtract the max along the axis, "
-            "take exp, then divide by the sum along the same axis (section 2)."
+            "take exp, then divide by the sum along the same axis (section 2).",
+            follows_input=True,
+        )
+    if _every(probes, answers, lambda x, axis=-1: np.exp(x - x.max(axis=axis, keepdims=True))):
+        return Stub(
+            "softmax returns exp(x - max) without dividing by the sum (or divides by the largest exponential, which "
+            "gives the same numbers): each entry must be divided by the sum along the axis, "
+            "e / e.sum(axis=axis, keepdims=True) (section 2).",
+            follows_input=True,
         )
     if _every(probes, answers, lambda x, axis=-1: np.full(x.shape, 1.0 / x.shape[axis])):
-        return "softmax gives every entry the same weight, 1/n along the axis, whatever x is: is it still a placeholder?"
+        return Stub("softmax gives every entry the same weight, 1/n along the axis, whatever x is: is it still a placeholder?")
     return None
 
 
@@ -920,11 +940,11 @@ def _uniform(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | Non
     return A @ V, A
 
 
-def _attention_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+def _attention_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub | None:
     # Every probe, masked ones and one with more queries than keys included: scores that pair
     # each query with its own key (uniform weights too) cannot be made there, and raise.
     if _every(probes, answers, _uniform) or _every(probes, answers, lambda Q, K, V, mask=None: _uniform(Q, K, V)[1]):
-        return (
+        return Stub(
             "attention's weights are uniform, 1/n_k for every key, whatever Q, K and the mask are: are its scores "
             "computed yet? The weights are softmax(Q @ K.T / sqrt(d_k)) (section 2)."
         )
@@ -932,26 +952,26 @@ def _attention_placeholder(probes: list[Probe], answers: list[Answer]) -> str | 
         if _every(probes, answers, lambda Q, K, V, mask=None: scores(Q, K)) or _every(
             probes, answers, lambda Q, K, V, mask=None: (scores(Q, K), scores(Q, K))
         ):
-            return (
+            return Stub(
                 "attention returns its scores so far, not yet (out, A): softmax of the scores and the output "
                 "A @ V are still to be written (section 2)."
             )
     return None
 
 
-def _self_attention_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+def _self_attention_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub | None:
     if _every(probes, answers, lambda X, Wq, Wk, Wv, mask=None: _uniform(X @ Wq, X @ Wk, X @ Wv)):  # noqa: N803
-        return (
+        return Stub(
             "self_attention's weights are uniform, 1/n for every token, whatever X and the weights are: does it "
             "call attention yet? return attention(X @ Wq, X @ Wk, X @ Wv, mask) (section 2)."
         )
     return None
 
 
-def _causal_mask_placeholder(probes: list[Probe], answers: list[Answer]) -> str | None:
+def _causal_mask_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub | None:
     for ones, words in ((lambda n: np.ones((n, n), dtype=bool), "all True"), (lambda n: np.ones((n, n)), "all ones")):
         if _every(probes, answers, ones):
-            return (
+            return Stub(
                 f"causal_mask returns {words}: nothing is masked yet. Token i may see the tokens j <= i: "
                 "np.tril(np.ones((n, n), dtype=bool)) (section 2)."
             )
@@ -1016,8 +1036,8 @@ def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers
     values = [answer.value for answer in got]
     staged = steps.AttentionProbes(**{stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()})
     answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
-    if helpers == UNREADABLE:
-        return steps.infer_attention(staged, answers)
+    if helpers == UNREADABLE:  # only its own code is read; what its answers show may be its helper's
+        return steps.infer_attention(staged, answers, facts=False)
     softmaxes = [_answering(call, "softmax"), _answering(call, "softmax", axis=-1)]
     first, then = (
         (lambda: steps.infer_attention(staged, answers), lambda: helpers_model.infer_attention_over(softmaxes, staged, answers))
@@ -1100,5 +1120,9 @@ KNOWN = Mistakes(
     over_helpers=OVER_HELPERS,
     inferred=INFERRED,
     placeholders=PLACEHOLDERS,
-    batch_axis={"attention": "attention_needs_batch_axis", "self_attention": "self_attention_needs_batch_axis"},
+    # Q, K and V, or X, take the batch axis; the weights and the mask do not (a mask broadcasts).
+    batch_axis={
+        "attention": BatchAxis("attention_needs_batch_axis", (0, 1, 2)),
+        "self_attention": BatchAxis("self_attention_needs_batch_axis", (0,)),
+    },
 )

@@ -50,27 +50,37 @@ SHIFTS: dict[Step, Callable[[np.ndarray, int], Any]] = {
 TOTALS: dict[Step, Callable[[np.ndarray, int], Any]] = {
     ok("the row sum"): lambda e, a: e.sum(axis=a, keepdims=True),
     Step("the array's sum", "softmax_global_normalization"): lambda e, a: e.sum(),
-    Step("the row max", "softmax_normalizes_by_max"): lambda e, a: e.max(axis=a, keepdims=True),
+    # exp(x - max), undivided or divided by its largest entry (1): the same numbers either way.
+    Step("no sum: its results are exp(x - max), each row's largest entry 1 (as dividing by the largest exponential "
+         "gives)"): lambda e, a: e.max(axis=a, keepdims=True),
     Step("the sum without keepdims", "softmax_no_keepdims"): lambda e, a: e.sum(axis=a),
     Step("the sum put back as the last axis", "softmax_reexpands_last_axis"): lambda e, a: e.sum(axis=a)[..., None],
 }
-AXES: dict[Step, Callable[[int | None], int | None]] = {
-    ok("the axis given, -1 by default"): lambda given: -1 if given is None else given,
-    Step("axis 0 by default", "softmax_wrong_axis"): lambda given: 0 if given is None else given,
+# The axes (given the axis asked for, and the input's dimensions) a softmax reduces over.
+AXES: dict[Step, Callable[[int | None, int], Any]] = {
+    ok("the axis given, -1 by default"): lambda given, ndim: -1 if given is None else given,
+    Step("axis 0 by default", "softmax_wrong_axis"): lambda given, ndim: 0 if given is None else given,
     # def softmax(x, axis=None): with no axis given, one max and one sum for the whole array.
-    Step("the whole array by default", "softmax_default_axis_none"): lambda given: given,
-    Step("always the last axis", "softmax_ignores_axis"): lambda given: -1,
-    Step("axis 0", "softmax_fixed_axis"): lambda given: 0,
-    Step("axis 1", "softmax_fixed_axis"): lambda given: 1,
+    Step("the whole array by default", "softmax_default_axis_none"): lambda given, ndim: given,
+    Step("always the last axis", "softmax_ignores_axis"): lambda given, ndim: -1,
+    Step("axis 0", "softmax_fixed_axis"): lambda given, ndim: 0,
+    Step("axis 1", "softmax_fixed_axis"): lambda given, ndim: 1,
+    # A loop over the rows x[i], each normalised as a whole: the rows of a 2-D array, and every
+    # axis but the first of any other (the axis given honoured on 2-D arrays, or not at all).
+    Step("each x[i] as a whole, the axis given on 2-D arrays", "softmax_only_2d"): (
+        lambda given, ndim: (-1 if given is None else given) if ndim == 2 else tuple(range(1, ndim)) or -1
+    ),
+    Step("each x[i] as a whole, whatever axis is given", "softmax_only_2d"): lambda given, ndim: tuple(range(1, ndim)) or -1,
 }
 ALWAYS_LAST, ALWAYS_1 = (step for step in AXES if step.words in ("always the last axis", "axis 1"))
+ROWS_ALWAYS = next(step for step in AXES if step.words == "each x[i] as a whole, whatever axis is given")
 # A softmax that raises on every input of more than two dimensions, and on no 2-D one.
 ONLY_2D = Step("2-D input only", "softmax_only_2d")
 
 
 def _softmax_candidate(shift: Step, total: Step, axis: Step) -> Callable:
     def softmax(x: np.ndarray, axis_given: int | None = None) -> np.ndarray:
-        a = AXES[axis](axis_given)
+        a = AXES[axis](axis_given, np.ndim(x))
         e = np.exp(x - SHIFTS[shift](x, a))
         return e / TOTALS[total](e, a)
 
@@ -264,12 +274,17 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
         if all(close(answer, _softmax_answer(steps, probe)) for answer, probe in answered)
     ]
     # The last axis and axis 1 are one axis of a 2-D array: where the head answered no other
-    # input, it is read as "always the last axis", the likelier code (and the same there).
-    explanations = [
-        steps for steps in explanations if steps[2] is not ALWAYS_1 or (steps[0], steps[1], ALWAYS_LAST) not in explanations
-    ]
+    # input, it is read as "always the last axis", the likelier code (and the same there); and
+    # a loop over x[i] is one over the rows, which its raising on other shapes then says.
     only_2d = [ONLY_2D] if _raises_beyond_2d(probes, answers) else []
+    explanations = [
+        steps for steps in explanations
+        if (steps[2] is not ALWAYS_1 or (steps[0], steps[1], ALWAYS_LAST) not in explanations)
+        and not (only_2d and steps[2].mistake == ONLY_2D.mistake)
+    ]
     wrong = shared_wrong(explanations)
+    if wrong is not None and ROWS_ALWAYS in wrong:  # on 2-D arrays, that is always the last axis
+        wrong.append(ALWAYS_LAST)
     if wrong is not None or only_2d:
         return finding((wrong or []) + only_2d, "softmax uses")
     return Finding([], _softmax_facts(probes, answers))
@@ -428,7 +443,7 @@ RETURNED_TRANSPOSED = Step("(out, A.T)", "weights_returned_transposed")
 RETURNED_OUT = Step("out alone", "weights_not_returned")
 COMBINED = ok("A @ V")
 COMBINED_TRANSPOSED = Step("A.T @ V", "weights_transposed")
-COMBINED_RAW = Step("(Q @ K.T) @ V", "output_uses_raw_scores")
+COMBINED_RAW = Step("the scores @ V", "output_uses_raw_scores")
 
 
 def returned_forms(probes: list[tuple], values: list[Any]) -> list[tuple[Step, Step]]:
@@ -460,7 +475,8 @@ def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
     if A.shape != (Q.shape[0], K.shape[0]) or out.shape != (Q.shape[0], V.shape[1]):
         return False
     if combine is COMBINED_RAW:
-        return close(out, Q @ K.T @ V)
+        with np.errstate(all="ignore"):
+            return close(out, Q @ K.T @ V) or close(out, _masked_scores(probe) @ V)
     with np.errstate(all="ignore"):
         made = np.nan_to_num(A) @ V if combine is COMBINED else (np.nan_to_num(A).T @ V if A.shape[0] == A.shape[1] else None)
     if made is None:
@@ -470,6 +486,13 @@ def _fits_form(probe: tuple, value: Any, returns: Step, combine: Step) -> bool:
     # A.T @ V, a column of A makes its row of out).
     rows_unread = ~np.isfinite(A).all(axis=-1 if combine is COMBINED else 0)
     return close(np.where(rows_unread[:, None], 0.0, out), np.where(rows_unread[:, None], 0.0, made))
+
+
+def _masked_scores(probe: tuple) -> np.ndarray:
+    """The lesson's scaled scores, masked with -inf, as an output made from them uses them."""
+    Q, K = probe[:2]
+    s = Q @ K.T / np.sqrt(Q.shape[-1])
+    return s if len(probe) < 4 or probe[3] is None else np.where(probe[3], s, -np.inf)
 
 
 def weights_of(value: Any, returns: Step) -> Any:
@@ -643,10 +666,11 @@ def _role_step(names: tuple[str, ...]) -> Step:
     return Step(_role_words(names), "self_attention_swapped_projections" if names == SWAPPED else "self_attention_mixed_projections")
 
 
-# Which projection makes each of Q, K and V: every permutation, and X itself in one role.
+# Which projection makes each of Q, K and V: any of the three in each role (a permutation,
+# or one copied into two roles: (X @ W for W in (Wq, Wk, Wk))), and X itself in one role.
 ROLE_ASSIGNMENTS: dict[Step, tuple[str, ...]] = {
     _role_step(names): names
-    for names in [*itertools.permutations(IDENTITY), *(
+    for names in [IDENTITY, *(names for names in itertools.product(IDENTITY, repeat=3) if names != IDENTITY), *(
         tuple("X" if index == slot else name for index, name in enumerate(IDENTITY)) for slot in range(3)
     )]
 }

@@ -1,6 +1,6 @@
 """softmax returns exp(x - max) without dividing by the sum: that is normalising by the max (whose exp is 1), so rows do not sum to 1."""
 # must-fail: softmax.rows_sum_to_one, softmax.matches_reference, attention.rows_sum_to_one
-# diagnosis: softmax_normalizes_by_max
+# diagnosis: none
 
 import numpy as np
 

@@ -3,7 +3,7 @@ in each row is 1 and rows do not sum to 1. attention fills masked scores with 0 
 -inf (np.where(mask, scores, 0)), so masked keys still get weight. causal_mask is
 np.tril(..., k=1): the diagonal and one step above it, so each token also sees the next one."""
 # must-fail: softmax.rows_sum_to_one, softmax.matches_reference, attention.rows_sum_to_one, mask.no_future_leakage, causal_mask.values
-# diagnosis: softmax_normalizes_by_max, mask_zero_fill, causal_mask_allows_next
+# diagnosis: mask_zero_fill, causal_mask_allows_next
 # style: https://aiml-notes.pages.dev/tutorials/08---Attention-Mechanism-from-Scratch
 
 import numpy as np
