@@ -98,6 +98,7 @@ def own_code(files: dict[str, str]) -> dict[str, int]:
 
 def tally(label: str, pairs: list[dict], derived: set[tuple[str, str]], own: dict[str, int]) -> None:
     flagged = {(pair["a"], pair["b"]): pair.get("signal", "code") for pair in pairs}
+    named = {(pair["a"], pair["b"]): pair.get("behaviour", {}).get("mistakes", []) for pair in pairs}
     independent = len(own) * (len(own) - 1) // 2 - len(derived)
     print(f"{label}:")
     # The original of a pair is the head copied: the one whose id does not start "zz_".
@@ -111,9 +112,11 @@ def tally(label: str, pairs: list[dict], derived: set[tuple[str, str]], own: dic
             print(f"    {'found by ' + flagged[pair] if pair in flagged else 'missed':<18} "
                   f"{pair[0]} ~ {pair[1]} (original's own: {own[original[pair]]})")
     wrong = sorted(flagged.keys() - derived)
-    print(f"  independent pairs flagged: {len(wrong)} of {independent}")
+    sharing = sum(1 for pair in wrong if named[pair])
+    print(f"  independent pairs flagged: {len(wrong)} of {independent} ({sharing} sharing a named mistake)")
     for pair in wrong:
-        print(f"    flagged by {flagged[pair]:<8} {pair[0]} ~ {pair[1]}")
+        shared = f" (both make {', '.join(named[pair])})" if named[pair] else ""
+        print(f"    flagged by {flagged[pair]:<8} {pair[0]} ~ {pair[1]}{shared}")
 
 
 def graded_similarity(files: dict[str, str]) -> dict:

@@ -282,11 +282,12 @@ def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str
         body.append(f"<p class=\"diagnosis\">All alike: {escape(', '.join(group))}</p>")
     for pair in found["pairs"]:
         a, b = pair["a"], pair["b"]
-        checks = pair["behaviour"]["checks"]
+        checks, named = pair["behaviour"]["checks"], pair["behaviour"].get("mistakes", [])
         body.append(
             f"<h3>{escape(a)} &amp; {escape(b)}: {pair['score']:.2f} ({escape(pair['signal'])})</h3>"
             f"<p>code {pair['code']['score']:.2f}, behaviour {pair['behaviour']['score']:.2f}"
             + (f": the same wrong answers in <code>{escape(', '.join(checks))}</code>" if checks else "")
+            + (f"; both make <code>{escape(', '.join(named))}</code>, which students also make on their own" if named else "")
             + "</p>"
         )
         for fragment in pair["code"]["fragments"]:

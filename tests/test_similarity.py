@@ -145,9 +145,12 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     listed = {(pair["a"], pair["b"]): pair for pair in found["pairs"]}
     assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b"), ("named_a", "named_b")}
     assert listed[("odd_a", "odd_b")]["behaviour"]["score"] == 1.0 and listed[("odd_a", "odd_b")]["behaviour"]["checks"]
+    assert listed[("named_a", "named_b")]["behaviour"]["mistakes"] == ["mask_inverted"]
+    assert listed[("odd_a", "odd_b")]["behaviour"]["mistakes"] == []
     assert found["groups"] == []
     page = (out / "index.html").read_text()
     assert "Submissions that look alike" in page and "own &amp; renamed" in page and "odd_a &amp; odd_b" in page
+    assert "both make <code>mask_inverted</code>" in page
     first = listed[("own", "renamed")]["code"]["fragments"][0]["a"]
     assert f"own, lines {first[0]}-{first[1]}" in page  # the fragment shown beside its copy
     assert "honest0 &amp;" not in page

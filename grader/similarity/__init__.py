@@ -30,7 +30,7 @@ from grader.errors import UsageError
 from grader.report import Report
 from grader.resources import project_file
 from grader.safe_text import json_text
-from grader.similarity.behaviour import behaviour_matches, behaviours, checks
+from grader.similarity.behaviour import behaviour_matches, behaviours, checks, mistakes
 from grader.similarity.code import boilerplate, code_matches, fingerprints, fragments
 from grader.sources.files import SubmissionFile
 
@@ -57,10 +57,11 @@ def analyse(
 ) -> dict[str, Any]:
     """``similarity.json``'s content for ``(student, code as graded, report)`` triples
     (a report of None: code alone) of ``assignment`` (default: the default one)."""
-    files, shown = {}, {}
+    files, shown, named = {}, {}, {}
     for student, code, report in submissions:
         files[student] = fingerprints(code)
         shown[student] = behaviours(report) if report is not None else set()
+        named[student] = mistakes(report) if report is not None else set()
     by_code = code_matches(files, boilerplate(given_code(assignment or assignments.get())))
     by_behaviour = behaviour_matches(shown)
     pairs = []
@@ -74,7 +75,12 @@ def analyse(
         pairs.append({
             "a": a, "b": b, "score": score, "signal": signal,
             "code": {"score": code_score, "fragments": fragments(files[a], files[b], shared) if shared else []},
-            "behaviour": {"score": behaviour_score, "checks": checks(by_behaviour.keys(a, b)) if behaviour_score else []},
+            "behaviour": {
+                "score": behaviour_score,
+                "checks": checks(by_behaviour.keys(a, b)) if behaviour_score else [],
+                # Mistakes of the catalogue both make: students make these on their own too.
+                "mistakes": sorted(named[a] & named[b]) if behaviour_score else [],
+            },
         })
     pairs.sort(key=lambda pair: (-pair["score"], pair["a"], pair["b"]))
     return {"schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs)}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from grader.report import NO_REPRO_KINDS, Report
+from grader.report import NO_REPRO_KINDS, NOT_MISTAKES, Report
 from grader.similarity.rarity import Shared, shared_rare
 
 COMMON_SHARE = 1 / 3
@@ -32,6 +32,11 @@ def behaviours(report: Report) -> set[str]:
             continue
         found.add(json.dumps([check.id, check.feedback, check.counterexample], sort_keys=True))
     return found
+
+
+def mistakes(report: Report) -> set[str]:
+    """The catalogue's mistakes ``report``'s diagnoses name."""
+    return {diagnosis["id"] for diagnosis in report.diagnoses if diagnosis["id"] not in NOT_MISTAKES}
 
 
 def behaviour_matches(reports: dict[str, set[str]]) -> Shared:
