@@ -3,11 +3,13 @@ written here and called in this process: what each step proves, and what it must
 
 from __future__ import annotations
 
+import importlib.util
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from conftest import HEADS
 from grader import diagnoses
 from grader.assignments.attention_head import reference
 from grader.assignments.attention_head.mistakes import KNOWN
@@ -310,3 +312,23 @@ def test_dropout_is_named_whatever_the_draws(seed):
         return A @ V, A
 
     assert told(lesson_head(attention=attention))[0] == ["nondeterministic"]
+
+
+def test_a_diagnosis_does_not_depend_on_the_heads_diagnosed_before_it():
+    """A check process diagnoses many submissions, keeping the candidates' answers it worked
+    out: each head must be told what it is told alone, whatever came before it."""
+    from grader.diagnoses import inference
+
+    heads = []
+    for path in sorted((HEADS / "wild").glob("*.py")) + sorted((HEADS / "blind").glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"ordered_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        heads.append(module)
+    alone = []
+    for head in heads:
+        inference._ANSWERS.clear()
+        alone.append(diagnoses.diagnose(caller(head), KNOWN))
+    inference._ANSWERS.clear()
+    in_turn = [diagnoses.diagnose(caller(head), KNOWN) for head in reversed(heads)][::-1]
+    assert in_turn == alone

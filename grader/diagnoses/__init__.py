@@ -99,12 +99,14 @@ class Mistake:
     # helper, made where the function computes the helper's work itself): not told where the
     # helper is told it, as the function may be calling that helper.
     same_as: str | None = None
+    # What a message's "{words}" says when no step of the inference gave its own (a variant matched).
+    words: str = ""
 
     def told(self, evidence: Evidence, words: str = "") -> str:
         """The message for a head whose answers are ``evidence`` (``words``: the step the
         inference found, for a message that names it)."""
         consequence = self.consequence(evidence) if self.consequence is not None else ""
-        return self.message.format(consequence=consequence, words=words)
+        return self.message.format(consequence=consequence, words=words or self.words)
 
 
 # The student's own function as the diagnosis calls it: arguments in, its value out; a call

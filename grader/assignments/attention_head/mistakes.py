@@ -383,12 +383,13 @@ def _lower_triangle(shape: tuple[int, ...]) -> np.ndarray:
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "softmax_wrong_axis",
-        "softmax normalises along axis 0 (down the columns) when no axis is given{consequence}. The lesson's "
+        "softmax normalises along {words} when no axis is given{consequence}. The lesson's "
         "softmax takes axis=-1 by default: each row, one query, is a distribution (section 1, 'softmax along "
         "the last axis').",
         "softmax",
         (lambda x, axis=0: reference.softmax(x, axis=axis),),
         consequence=_attention_rows_not_distributions,
+        words="axis 0 (down the columns)",
     ),
     Mistake(
         "softmax_ignores_axis",

@@ -59,7 +59,11 @@ TOTALS: dict[Step, Callable[[np.ndarray, int], Any]] = {
 # The axes (given the axis asked for, and the input's dimensions) a softmax reduces over.
 AXES: dict[Step, Callable[[int | None, int], Any]] = {
     ok("the axis given, -1 by default"): lambda given, ndim: -1 if given is None else given,
-    Step("axis 0 by default", "softmax_wrong_axis"): lambda given, ndim: 0 if given is None else given,
+    Step("axis 0 (down the columns)", "softmax_wrong_axis"): lambda given, ndim: 0 if given is None else given,
+    Step("axis 1", "softmax_wrong_axis"): lambda given, ndim: 1 if given is None else given,
+    Step("axis 2 (a 2-D array has none: it raises)", "softmax_wrong_axis"): (
+        lambda given, ndim: 2 if given is None else given
+    ),
     # def softmax(x, axis=None): with no axis given, one max and one sum for the whole array.
     Step("the whole array by default", "softmax_default_axis_none"): lambda given, ndim: given,
     Step("always the last axis", "softmax_ignores_axis"): lambda given, ndim: -1,
@@ -72,7 +76,7 @@ AXES: dict[Step, Callable[[int | None, int], Any]] = {
     ),
     Step("each x[i] as a whole, whatever axis is given", "softmax_only_2d"): lambda given, ndim: tuple(range(1, ndim)) or -1,
 }
-ALWAYS_LAST, ALWAYS_1 = (step for step in AXES if step.words in ("always the last axis", "axis 1"))
+ALWAYS_LAST, ALWAYS_1 = Step("always the last axis", "softmax_ignores_axis"), Step("axis 1", "softmax_fixed_axis")
 ROWS_ALWAYS = next(step for step in AXES if step.words == "each x[i] as a whole, whatever axis is given")
 # A softmax that raises on every input of more than two dimensions, and on no 2-D one.
 ONLY_2D = Step("2-D input only", "softmax_only_2d")
@@ -273,13 +277,18 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
         for steps in itertools.product(SHIFTS, TOTALS, AXES)
         if all(close(answer, _softmax_answer(steps, probe)) for answer, probe in answered)
     ]
+    # A raise proves nothing of a step on its own, but a way that raises on exactly the 2-D
+    # inputs where the head raised explains more of its answers than one that does not (on
+    # other shapes a head may raise for code no step models: a loop over x[i], say).
+    alike = [steps for steps in explanations if _softmax_raises_alike(steps, probes, answers)]
+    explanations = alike or explanations
     # The last axis and axis 1 are one axis of a 2-D array: where the head answered no other
     # input, it is read as "always the last axis", the likelier code (and the same there); and
     # a loop over x[i] is one over the rows, which its raising on other shapes then says.
     only_2d = [ONLY_2D] if _raises_beyond_2d(probes, answers) else []
     explanations = [
         steps for steps in explanations
-        if (steps[2] is not ALWAYS_1 or (steps[0], steps[1], ALWAYS_LAST) not in explanations)
+        if (steps[2] != ALWAYS_1 or (steps[0], steps[1], ALWAYS_LAST) not in explanations)
         and not (only_2d and steps[2].mistake == ONLY_2D.mistake)
     ]
     wrong = shared_wrong(explanations)
@@ -288,6 +297,13 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
     if wrong is not None or only_2d:
         return finding((wrong or []) + only_2d, "softmax uses")
     return Finding([], _softmax_facts(probes, answers))
+
+
+def _softmax_raises_alike(steps: tuple[Step, ...], probes: list[tuple[tuple, dict]], answers: list[Any]) -> bool:
+    return all(
+        isinstance(_softmax_answer(steps, probe), str) == isinstance(answer, str)
+        for probe, answer in zip(probes, answers) if np.ndim(probe[0][0]) == 2
+    )
 
 
 def _raises_beyond_2d(probes: list[tuple[tuple, dict]], answers: list[Any]) -> bool:
