@@ -402,7 +402,7 @@ def _probe_call(submission: Submission, deadline: float | None = None) -> Callab
                     submission.begin_check(budget=max(deadline - time.monotonic(), 0.0))
                 raise diagnoses.Unanswered(str(error)) from None
             if isinstance(error, CallRaised):
-                return diagnoses.Answer(diagnoses.RAISED, raised=error.exception_type, text=error.text)
+                return diagnoses.Answer(diagnoses.RAISED, raised=error.exception_type, text=error.text, line=error.line)
             return diagnoses.Answer(diagnoses.RAISED)
         return diagnoses.Answer(reply.value, tuple(reply.args_after))
 

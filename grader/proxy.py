@@ -451,6 +451,15 @@ class Submission(StudentFunctions):
             line = line if type(line) is int else None
             kind, text = str(header.get("type"))[:100], str(header.get("message"))[:500]
             where = f" ({self.source.where(line)})" if line else ""
+            raised_in = self.source.function_at(line) if line else None
+            if kind == "NotImplementedError" and raised_in not in (None, function):
+                # A function of its own calls another that is not written yet: that one is named.
+                raise NotImplementedYet(
+                    f"{function}() raised NotImplementedError from {raised_in}(){where}, which is not written yet",
+                    exception_type=kind,
+                    line=line,
+                    text=text,
+                )
             if kind == "NotImplementedError":
                 raise NotImplementedYet(
                     f"{function}() is not written yet: it raises NotImplementedError{where}",

@@ -116,6 +116,11 @@ def _normalises_slices(head: ModuleType, shape: tuple[int, ...], axis: int | Non
     return bool(np.allclose(got, e / e.sum(axis=(1, 2), keepdims=True)))
 
 
+def _other_axis() -> list:
+    """softmax's probes along an axis other than the last."""
+    return [p for p in PROBES["softmax"] if p.kwargs.get("axis", -1) not in (-1, np.ndim(p.args[0]) - 1)]
+
+
 def _uniform(row: np.ndarray) -> bool:
     return bool(np.allclose(row, 1 / row.size, atol=1e-5))
 
@@ -170,6 +175,11 @@ CLAIMS: dict[str, Callable[[ModuleType, str, re.Match], bool]] = {
         head, "self_attention", lambda args: any(W.shape[0] != W.shape[1] for W in args[1:4])
     ) and _wrong_somewhere(head, "self_attention"),
     r"(that is wrong|its results are wrong)": lambda head, f, m: _wrong_somewhere(head, f),
+    r"^it raises$": lambda head, f, m: all(isinstance(_call(head, "softmax", p.args, p.kwargs), Exception) for p in _other_axis()),
+    r"^it raises or gives wrong results$": lambda head, f, m: any(
+        isinstance(_call(head, "softmax", p.args, p.kwargs), Exception) for p in _other_axis()
+    ),
+    r"^the max and the sum line up with the wrong entries$": lambda head, f, m: _wrong_somewhere(head, "softmax"),
     r"and some non-square inputs make it raise": lambda head, f, m: any(
         isinstance(_call(head, "softmax", p.args, p.kwargs), Exception)
         for p in PROBES["softmax"] if np.ndim(p.args[0]) == 2 and p.args[0].shape[0] != p.args[0].shape[1]
@@ -221,12 +231,14 @@ def test_every_stated_consequence_holds_for_the_head_it_is_told_to(graded_heads)
 
 
 def _consequence_of(mistake, diagnosis: dict[str, str]) -> str:
-    """The part of a told message its consequence filled in."""
-    before, _, after = mistake.message.partition("{consequence}")
-    message = diagnosis["message"]
-    assert message.startswith(before.format(words="")[:40]), message
-    end = len(message) - len(after.format(words="")) if after else len(message)
-    return message[len(before):end]
+    """The part of a told message its consequence filled in (its words, if any, matched too)."""
+    pattern = "".join(
+        "(?P<consequence>.*)" if part == "{consequence}" else ".*?" if part == "{words}" else re.escape(part)
+        for part in re.split(r"(\{consequence\}|\{words\})", mistake.message)
+    )
+    found = re.fullmatch(pattern, diagnosis["message"], re.DOTALL)
+    assert found, diagnosis["message"]
+    return found["consequence"]
 
 
 def test_each_claim_can_be_false():

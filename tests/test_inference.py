@@ -332,3 +332,85 @@ def test_a_diagnosis_does_not_depend_on_the_heads_diagnosed_before_it():
     inference._ANSWERS.clear()
     in_turn = [diagnoses.diagnose(caller(head), KNOWN) for head in reversed(heads)][::-1]
     assert in_turn == alone
+
+
+# -- what an outside attack found: a function blamed for its helper's answers ----------------
+
+
+def _exp_rows(x, axis=-1, shift=True):
+    e = np.exp(x - x.max(axis=axis, keepdims=True) if shift else x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_a_self_attention_computing_attention_over_a_wrong_softmax_is_told_its_own_mistake_only():
+    def softmax(x, axis=-1):
+        return _exp_rows(x, axis, shift=False)
+
+    def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803 - its own attention, no scale, over softmax
+        Q, K, V = X @ Wq, X @ Wk, X @ Wv
+        scores = Q @ K.T
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        A = softmax(scores, axis=-1)
+        return A @ V, A
+
+    ids, _ = told(lesson_head(softmax=softmax, self_attention=self_attention))
+    assert sorted(ids) == ["self_attention_missing_scale", "softmax_no_max_shift"]
+
+
+@pytest.mark.parametrize("finite", [lambda x: np.where(np.isneginf(x), -1e9, x), np.nan_to_num, lambda x: np.clip(x, -1e300, None)])
+def test_a_right_attention_is_not_told_what_its_softmax_does_to_minus_infinity(finite):
+    """A softmax that makes -inf finite passes its own checks; the fully masked row it then
+    gives attention is not attention's mistake."""
+    ids, _ = told(lesson_head(softmax=lambda x, axis=-1: _exp_rows(finite(x), axis)))
+    assert "mask_large_negative" not in ids
+
+
+def test_an_attention_that_calls_softmax_another_way_is_not_blamed_for_its_axis():
+    def softmax(x, axis=-1):
+        return _exp_rows(x, -1)  # ignores the axis
+
+    def attention(Q, K, V, mask=None):  # noqa: N803 - right with a right softmax
+        scores = Q @ K.T / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        A = softmax(scores.T, axis=0).T
+        return A @ V, A
+
+    ids, _ = told(lesson_head(softmax=softmax, attention=attention))
+    assert "attention_softmax_axis" not in ids and "softmax_ignores_axis" in ids
+
+
+@pytest.mark.parametrize("refusal", [NotImplementedError, AssertionError])
+def test_a_softmax_that_refuses_other_axes_is_not_told_it_reexpands_them(refusal):
+    def softmax(x, axis=-1):
+        if axis not in (-1, x.ndim - 1):
+            raise refusal("only the last axis")
+        return _exp_rows(x, -1)
+
+    assert "softmax_reexpands_last_axis" not in told(lesson_head(softmax=softmax))[0]
+
+
+def test_a_default_mask_from_another_function_is_not_read_as_everything_transposed():
+    def causal_mask(n):
+        return np.triu(np.ones((n, n), dtype=bool))
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        if mask is None:
+            mask = head.causal_mask(Q.shape[0])
+        scores = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+        A = _exp_rows(scores)
+        return A @ V, A
+
+    head = lesson_head(attention=attention, causal_mask=causal_mask)
+    ids, _ = told(head)
+    transposes = {"weights_returned_transposed", "weights_transposed", "scores_transposed", "mask_transposed", "attention_softmax_axis"}
+    assert not transposes & set(ids) and "causal_mask_upper" in ids
+
+
+def test_a_function_that_raises_on_every_probe_is_told_no_step():
+    def softmax(x, axis=-1):
+        raise RuntimeError("crashed")
+
+    ids, _ = told(lesson_head(softmax=softmax))
+    assert not [mistake for mistake in ids if mistake.startswith("softmax")]

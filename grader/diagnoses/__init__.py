@@ -63,6 +63,7 @@ class Answer:
     args_after: tuple[Any, ...] = ()
     raised: str | None = None
     text: str = ""
+    line: int | None = None  # the line of the submission the exception was raised at
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,10 @@ class Mistake:
     # helper, made where the function computes the helper's work itself): not told where the
     # helper is told it, as the function may be calling that helper.
     same_as: str | None = None
+    # Mistakes of its helpers that would give the same answers when the function calls them
+    # (a softmax down the columns, in an attention that calls it): where the head is told one,
+    # this one is not proven, and not told.
+    echoes: tuple[str, ...] = ()
     # What a message's "{words}" says when no step of the inference gave its own (a variant matched).
     words: str = ""
 
@@ -137,9 +142,10 @@ class BatchAxis:
 
 
 # An assignment's inference of one function: from the head's answers to its probes, a way
-# to call the head (its own helpers, on inputs the inference chooses), and how its helpers
-# stand (RIGHT, WRONG: read over the head's own, UNREADABLE: unfinished or unanswered).
-Inferred = Callable[[list[Answer], Callable[[Probe], Answer], str], inference.Finding]
+# to call the head (its own helpers, on inputs the inference chooses), how its helpers stand
+# (RIGHT, WRONG: read over the head's own, UNREADABLE: unfinished or unanswered), and how
+# every function read before it stands.
+Inferred = Callable[[list[Answer], Callable[[Probe], Answer], str, Mapping[str, str]], inference.Finding]
 RIGHT, WRONG, UNREADABLE = "right", "wrong", "unreadable"
 
 
@@ -307,6 +313,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
     suspects = (set(known.probes) if suspects is None else suspects) & set(answers)
     evidence = Evidence(known.probes, answers, {})
     standing: dict[str, str] = {}  # RIGHT, WRONG or UNREADABLE, once worked out
+    stubs: set[str] = set()
     found: list[dict[str, str]] = []
     for function in known.probes:
         if function not in answers:
@@ -340,8 +347,14 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
         stub = _unfinished(known, function, got, expected)
         if stub is not None:
             standing[function] = WRONG if stub.follows_input else UNREADABLE
-            if function in suspects:
+            # What a stub below it returns (a uniform softmax) or raises may be all this one
+            # does: it is said only of a function raising NotImplementedError at a line of its own.
+            inherited = stub.may_be_inherited and bool(_helpers_below(known, function) & stubs) or _raised_where_another_did(
+                function, got, {other: answers[other] for other in stubs}
+            )
+            if function in suspects and not inherited:
                 found.append({"id": UNFINISHED, "message": stub.sentence})
+            stubs.add(function)
             continue
         standing[function] = WRONG
         if function in suspects:
@@ -349,9 +362,38 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
             told = {entry["id"] for entry in found}
             found += [
                 entry for entry in _mistakes_of(known, function, evidence, standing, below, call)
-                if entry["id"] not in known.by_id or known.by_id[entry["id"]].same_as not in told
+                if entry["id"] not in known.by_id or not _echoes(known.by_id[entry["id"]]) & told
             ]
     return _unique(found)
+
+
+def _echoes(mistake: Mistake) -> set[str]:
+    return set(mistake.echoes) | ({mistake.same_as} if mistake.same_as else set())
+
+
+def _helpers_below(known: Mistakes, function: str) -> set[str]:
+    """The functions ``function`` builds on in the lesson, and those they build on."""
+    below: set[str] = set()
+    waiting = list(known.helpers.get(function, ()))
+    while waiting:
+        helper = waiting.pop()
+        if helper not in below:
+            below.add(helper)
+            waiting += known.helpers.get(helper, ())
+    return below
+
+
+def _raised_where_another_did(function: str, got: list[Answer], answers: dict[str, list[Answer]]) -> bool:
+    """Whether each of the function's raises came from a line where a stub read before it
+    raised the same (a stub it calls, whichever it is)."""
+    lines = {(answer.raised, answer.line) for answer in got if answer.value is RAISED}
+    if not lines or any(line is None for _, line in lines):
+        return False
+    elsewhere = {
+        (answer.raised, answer.line) for other, theirs in answers.items() if other != function
+        for answer in theirs if answer.value is RAISED
+    }
+    return lines <= elsewhere
 
 
 def _through_a_batch_of_one(
@@ -397,8 +439,8 @@ def _own_asserts(function: str, got: list[Answer]) -> list[dict[str, str]]:
         return []
     return [{"id": OBSERVED, "message": (
         f"{function} raised AssertionError (an assert in its code failed) on {failed} of the {len(got)} inputs the "
-        "diagnosis tried, and answered the others: an assert that holds only up to rounding (floats compared with ==) "
-        "fails like this. Compare with np.allclose, or leave the assert out of the graded function."
+        "diagnosis tried, and answered the others; the checks draw inputs like those, so the assert costs points. "
+        "If it compares floats with ==, rounding alone makes it fail: compare with np.allclose."
     )}]
 
 
@@ -464,7 +506,7 @@ def _mistakes_of(
     if beside_answers_only or function not in known.inferred or any(not known.by_id[entry["id"]].beside_answers for entry in found):
         return found
     try:
-        finding = known.inferred[function](got, call, below)
+        finding = known.inferred[function](got, call, below, standing)
     except Unanswered:  # a call of the head's own helper told nothing: this function is not read
         return found
     for step in finding.steps:
@@ -496,6 +538,13 @@ def _differs_from_reference(known: Mistakes, variant: Callable, function: str) -
     return any(not same(a.value, b.value) for a, b in zip(_answers(known, variant, function), expected))
 
 
+# Exceptions a student raises on purpose (a refusal, a stub, an assert): a variant that fails
+# on the same input by accident does not make that mistake.
+DELIBERATE = frozenset({unfinished.NOT_IMPLEMENTED, "AssertionError"})
+
+
 def _shows_variant(known: Mistakes, variant: Callable, function: str, got: list[Answer]) -> bool:
     made = _answers(known, variant, function)
-    return _differs_from_reference(known, variant, function) and all(same(a.value, b.value) for a, b in zip(got, made))
+    return _differs_from_reference(known, variant, function) and all(
+        same(a.value, b.value) and a.raised not in DELIBERATE for a, b in zip(got, made)
+    )

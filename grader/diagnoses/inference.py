@@ -21,6 +21,13 @@ from typing import Any
 import numpy as np
 
 RAISED = "raised"
+# The answer of a call that raised on purpose (NotImplementedError, a failed assert): it
+# proves nothing of any step, and no way that fails by accident raises "alike" it.
+REFUSED = "refused"
+
+
+def refused(value: Any) -> bool:
+    return isinstance(value, str) and value == REFUSED
 
 
 @dataclass(frozen=True)
@@ -82,10 +89,18 @@ def near(got: np.ndarray, want: np.ndarray, atol: float = 1e-5) -> bool:
         return bool((within | (got == want) | (np.isnan(got) & np.isnan(want))).all())
 
 
+# More wrong steps than this in one function is no explanation: five mistakes that together
+# give what one mistake the search does not model gives (every part of A transposed where a
+# mask was meant as triu) is a coincidence, not a reading of the code.
+MOST_WRONG_STEPS = 3
+
+
 def shared_wrong(explanations: Iterable[tuple[Step, ...]]) -> list[Step] | None:
     """The wrong steps every explanation has (a mistake id counts as one step, however it
-    is spelled), or None when there is no explanation or the lesson's way is one."""
+    is spelled), or None when there is no explanation or the lesson's way is one. An
+    explanation with more than MOST_WRONG_STEPS wrong steps counts as none."""
     sets = [[step for step in steps if not step.correct] for steps in explanations]
+    sets = [wrong for wrong in sets if len({step.mistake or step for step in wrong}) <= MOST_WRONG_STEPS]
     if not sets or not all(sets):
         return None
     def keys(wrong: list[Step]) -> set:

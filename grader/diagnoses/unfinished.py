@@ -32,6 +32,9 @@ class Stub:
 
     sentence: str
     follows_input: bool = False
+    # What it returns could be what a stub it calls returned (zeros, uniform weights); None
+    # or a raise of its own could not.
+    may_be_inherited: bool = True
 
 
 def described(
@@ -40,12 +43,13 @@ def described(
     """What ``function`` does when its ``answers`` (``Answer``s) to the calls with ``args``
     show it unfinished, else None; ``reference`` holds the reference's values."""
     if all(answer.raised == NOT_IMPLEMENTED for answer in answers):
-        return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.")
+        return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.", may_be_inherited=False)
     values = [answer.value for answer in answers]
     if all(value is None for value in values):
         return Stub(
             f"{function} returns None: is it written yet? A function that ends without a return "
-            "statement (or holds only pass or ...) returns None."
+            "statement (or holds only pass or ...) returns None.",
+            may_be_inherited=False,
         )
     if all(isinstance(value, tuple) and any(part is None for part in value) for value in values):
         return Stub(f"{function} returns None as part of its answer: is it finished? Every value it returns must be an array.")

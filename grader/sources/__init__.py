@@ -115,6 +115,25 @@ class Source:
             return frozenset()
         return frozenset(name for statement in tree.body for name in bound_names(statement))
 
+    def function_at(self, line: int) -> str | None:
+        """The top-level function whose body holds line ``line`` of ``code``, if one does."""
+        for name, first, last in self._function_lines:
+            if first <= line <= last:
+                return name
+        return None
+
+    @functools.cached_property
+    def _function_lines(self) -> tuple[tuple[str, int, int], ...]:
+        try:
+            with _PARSING:
+                tree = ast.parse(self.code)
+        except Exception:  # a syntax error, or a file built to exhaust the parser
+            return ()
+        return tuple(
+            (node.name, node.lineno, node.end_lineno or node.lineno)
+            for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        )
+
     def summary(self) -> dict[str, Any] | None:
         """What the report says of how the file was read (None for a plain Python file)."""
         if self.kind != "notebook" and not self.notes:

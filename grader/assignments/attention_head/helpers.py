@@ -30,6 +30,7 @@ from grader.assignments.attention_head.steps import (
     MASKINGS,
     MASK_PASSING,
     ROUNDINGS,
+    SCALES,
     AttentionProbes,
     Scores,
     as_answered,
@@ -94,9 +95,12 @@ def _remembered(call: StudentCall) -> StudentCall:
     return remembered
 
 
-def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, answers: dict[str, list[Any]]) -> Finding:
+def infer_attention_over(
+    softmaxes: list[StudentCall], probes: AttentionProbes, answers: dict[str, list[Any]], scales: tuple[Step, ...] = tuple(SCALES)
+) -> Finding:
     """attention's own wrong steps, with the student's softmax (called each way in
-    ``softmaxes``: as ``softmax(s)`` and as ``softmax(s, axis=-1)``) in the lesson's place."""
+    ``softmaxes``: as ``softmax(s)`` and as ``softmax(s, axis=-1)``) in the lesson's place;
+    ``scales``: the divisors searched."""
     every = [*probes.moderate, *probes.large, *probes.masked]
     values = [*answers["moderate"], *answers["large"], *answers["masked"]]
     if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
@@ -105,13 +109,13 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
     explained: list[tuple[Step, ...]] = []
     for returns, combine in returned_forms(every, values):
         own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
-        found = _explained(softmaxes, probes, own, Reading(returns, None))
+        found = _explained(softmaxes, probes, own, Reading(returns, None), scales)
         # A head that rounds its weights, when nothing unrounded explains them (weights of all
         # zeros are "rounded" too): the candidates are rounded the same way.
         decimals = rounding_of(own["moderate"], returns)
         if not found and decimals is not None:
             rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
-            found = [(*steps, rounding) for steps in _explained(softmaxes, probes, own, Reading(returns, decimals))]
+            found = [(*steps, rounding) for steps in _explained(softmaxes, probes, own, Reading(returns, decimals), scales)]
         explained += [(returns, combine, *steps) for steps in found]
     wrong = shared_wrong(explained)
     if wrong is None:  # unexplained, or the lesson's steps explain it
@@ -121,13 +125,13 @@ def infer_attention_over(softmaxes: list[StudentCall], probes: AttentionProbes, 
 
 
 def _explained(
-    softmaxes: list[StudentCall], probes: AttentionProbes, own: dict[str, list[Any]], reading: Reading
+    softmaxes: list[StudentCall], probes: AttentionProbes, own: dict[str, list[Any]], reading: Reading, scales: tuple[Step, ...]
 ) -> list[tuple[Step, ...]]:
     """The steps of every candidate that, around one of the student's ``softmaxes``, gives
     what the head's answers show (``own``), read as ``reading``."""
     explained: list[tuple[Step, ...]] = []
     for softmax in softmaxes:
-        alive = unmasked_scores()
+        alive = unmasked_scores(scales)
         for stage in ("moderate", "large"):
             for probe, answer in zip(getattr(probes, stage), own[stage]):
                 alive = [scores for scores in alive if _matches(scores, softmax, (probe,), [answer], reading)]

@@ -13,7 +13,7 @@ that mistake to ``tests/heads/buggy/`` with a ``# diagnosis:`` line.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ import numpy as np
 from grader.assignments.attention_head import ASSIGNMENT, reference, steps
 from grader.assignments.attention_head import helpers as helpers_model
 from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
+from grader.diagnoses import inference
 from grader.diagnoses.unfinished import Stub
 from grader.diagnoses import (
     RAISED,
@@ -28,6 +29,7 @@ from grader.diagnoses import (
     UNREADABLE,
     WRONG,
     Answer,
+    DELIBERATE,
     BatchAxis,
     Evidence,
     Inferred,
@@ -66,6 +68,8 @@ PROBES: dict[str, list[Probe]] = {
         Probe("softmax", (np.array([[1000.0, 999.9, 999.8], [0.001, 0.002, 0.0]]),)),
         # A masked score: -inf must become weight 0, and the other entries stay finite.
         Probe("softmax", (np.array([[0.5, -np.inf, 1.5], [2.0, 1.0, 0.0]]),)),
+        # A row of -inf only, as a fully masked row gives: nan, the lesson's signal of a broken mask.
+        Probe("softmax", (np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]]),)),
         # Three dimensions and no axis: the last one, whatever a 2-D array cannot tell apart.
         Probe("softmax", (np.round(np.random.default_rng(38).normal(size=(2, 3, 4)), 1),)),
     ],
@@ -362,6 +366,17 @@ def _batch_raise(function: str, arrays: str) -> Callable[[Evidence], str]:
     return consequence
 
 
+def _other_axes(evidence: Evidence) -> str:
+    """What softmax did with an axis other than the last: raised, or gave wrong results."""
+    raised = [
+        answer.value is RAISED for probe, answer in zip(evidence.probes["softmax"], evidence.answers.get("softmax", []))
+        if probe.kwargs.get("axis", -1) not in (-1, np.ndim(probe.args[0]) - 1)
+    ]
+    if raised and all(raised):
+        return "it raises"
+    return "it raises or gives wrong results" if any(raised) else "the max and the sum line up with the wrong entries"
+
+
 def _overflow_of(function: str, large: tuple[int, ...]) -> Callable[[Evidence], str]:
     """What ``function``'s answers to its ``large`` probes show of an exp with no max shift."""
 
@@ -379,6 +394,13 @@ def _overflow_of(function: str, large: tuple[int, ...]) -> Callable[[Evidence], 
 def _lower_triangle(shape: tuple[int, ...]) -> np.ndarray:
     return np.tril(np.ones(shape, dtype=bool))
 
+
+# softmax's mistakes that an attention calling it (however: softmax(s.T).T, say) may show as its own.
+SOFTMAX_AXIS_MISTAKES = (
+    "softmax_wrong_axis", "softmax_ignores_axis", "softmax_fixed_axis", "softmax_default_axis_none", "softmax_only_2d",
+    "softmax_reexpands_last_axis",
+)
+SOFTMAX_SHIFT_MISTAKES = ("softmax_no_max_shift", "softmax_subtracts_mean", "softmax_global_max")
 
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
@@ -453,12 +475,12 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "softmax_reexpands_last_axis",
-        "softmax reduces along the axis it is given but puts the reduced axis back as the last one "
-        "([..., None]) instead of where it was, so only axis=-1 is right: for any other axis the max and "
-        "the sum line up with the wrong entries, or do not broadcast at all. keepdims=True keeps the axis in its place "
-        "(section 2: x.max(axis=axis, keepdims=True)).",
+        "softmax is right only along the last axis: for any other axis it is given, {consequence}, as when the "
+        "reduced axis is put back as the last one ([..., None]) instead of where it was. keepdims=True keeps the "
+        "axis in its place (section 2: x.max(axis=axis, keepdims=True)).",
         "softmax",
         (_softmax_with(lambda x, axis: x.max(axis=axis)[..., None], lambda e, axis: e.sum(axis=axis)[..., None]),),
+        consequence=_other_axes,
     ),
     Mistake(
         "softmax_fixed_axis",
@@ -490,6 +512,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "attention",
         (_attention_with(normalise=lambda s: reference.softmax(s, axis=0)),),
         builds_on=("softmax",),  # a softmax that defaults to axis 0 does this to a right attention
+        echoes=SOFTMAX_AXIS_MISTAKES,
     ),
     Mistake(
         "attention_no_max_shift",
@@ -500,6 +523,7 @@ MISTAKES: tuple[Mistake, ...] = (
         (_attention_with(normalise=_softmax_with(lambda x, axis: 0.0, _row_sum)),),
         builds_on=("softmax",),  # a softmax without the shift does this to a right attention
         consequence=_overflow_of("attention", (5,)),
+        echoes=SOFTMAX_SHIFT_MISTAKES,
     ),
     Mistake(
         "missing_scale",
@@ -891,11 +915,13 @@ _NAMED = {mistake.id for mistake in MISTAKES}
 INLINE: tuple[Mistake, ...] = tuple(
     Mistake(
         inline_id(mistake.id), _inline_message(mistake.message), "self_attention",
-        consequence=_INLINE_CONSEQUENCES.get(mistake.id), same_as=mistake.id,
+        consequence=_INLINE_CONSEQUENCES.get(mistake.id), same_as=mistake.id, echoes=mistake.echoes,
     )
     for mistake in MISTAKES
     if mistake.id in steps.ATTENTION_STEP_IDS - UNPROVABLE_INLINE and inline_id(mistake.id) not in _NAMED
 )
+# The ids a self_attention computing attention itself can be told.
+INLINE_IDS = frozenset({mistake.id for mistake in INLINE} | {inline_id("mask_ignored")})
 
 # Which attention probes show what (see steps.infer_attention).
 ATTENTION_STAGES = {
@@ -1024,17 +1050,22 @@ HELPERS = {"attention": ("softmax",), "self_attention": ("attention",)}
 # -- the inference of each function (steps.py), wired to the probes above --------------------
 
 
+def _values_read(got: list[Answer]) -> list[Any]:
+    """The answers' values, a raise on purpose (NotImplementedError, an assert) marked as such."""
+    return [inference.REFUSED if answer.raised in DELIBERATE else answer.value for answer in got]
+
+
 def _answering(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> Callable[..., Any]:
     """The head's own ``function``, called by the diagnosis: its answer, or RAISED."""
     return lambda *args: call(Probe(function, args, kwargs)).value
 
 
-def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers: str) -> steps.Finding:
+def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers: str, standing: Mapping[str, str]) -> steps.Finding:
     """With a right softmax, the lesson's model of attention; with a wrong one, attention's
     steps around the head's own softmax first (it may call it); with an unfinished one, the
     lesson's model only (an attention that computes its own softmax)."""
     probes = PROBES["attention"]
-    values = [answer.value for answer in got]
+    values = _values_read(got)
     staged = steps.AttentionProbes(**{stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()})
     answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
     if helpers == UNREADABLE:  # only its own code is read; what its answers show may be its helper's
@@ -1052,19 +1083,19 @@ def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers
     return other if other.steps else found
 
 
-def _infer_softmax(got: list[Answer], call: Callable[[Probe], Answer], _: str) -> steps.Finding:
-    return steps.infer_softmax(_SOFTMAX_PROBES, [answer.value for answer in got])
+def _infer_softmax(got: list[Answer], call: Callable[[Probe], Answer], _: str, standing: Mapping[str, str]) -> steps.Finding:
+    return steps.infer_softmax(_SOFTMAX_PROBES, _values_read(got))
 
 
-def _infer_causal_mask(got: list[Answer], call: Callable[[Probe], Answer], _: str) -> steps.Finding:
+def _infer_causal_mask(got: list[Answer], call: Callable[[Probe], Answer], _: str, standing: Mapping[str, str]) -> steps.Finding:
     return steps.infer_causal_mask([probe.args[0] for probe in PROBES["causal_mask"]], [answer.value for answer in got])
 
 
-def _infer_self_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers: str) -> steps.Finding:
+def _infer_self_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers: str, standing: Mapping[str, str]) -> steps.Finding:
     """Its projections and mask around the lesson's attention, then around the head's own;
     else, as a self_attention that computes attention itself, read as attention is."""
     probes = [probe.args for probe in PROBES["self_attention"]]
-    values = [answer.value for answer in got]
+    values = _values_read(got)
     found = steps.infer_self_attention(probes, values)
     if found.steps or found.observed:
         return found
@@ -1072,8 +1103,14 @@ def _infer_self_attention(got: list[Answer], call: Callable[[Probe], Answer], he
         over = helpers_model.infer_self_attention_over(_answering(call, "attention"), probes, values)
         if over.steps:
             return over
-    # Around an attention that is wrong, say only what is proven of self_attention's own code.
-    return _infer_inline_attention(values, facts=helpers == RIGHT)
+    answers = {stage: [values[i] for i in at] for stage, at in SA_STAGES.items()}
+    if standing.get("softmax") == WRONG:  # computing attention itself, it may call the student's softmax
+        softmaxes = [_answering(call, "softmax"), _answering(call, "softmax", axis=-1)]
+        inline = helpers_model.infer_attention_over(softmaxes, SA_AS_ATTENTION, answers, scales=SA_SCALES)
+        if inline.steps:
+            return _as_self_attentions(inline)
+    # Around an attention or a softmax that is wrong, say only what is proven of its own code.
+    return _infer_inline_attention(answers, facts=helpers == RIGHT and standing.get("softmax") == RIGHT)
 
 
 def _projected(args: tuple) -> tuple:
@@ -1088,16 +1125,23 @@ SA_AS_ATTENTION = steps.AttentionProbes(
 )
 
 
-def _infer_inline_attention(values: list[Any], facts: bool) -> steps.Finding:
+SA_SCALES = (*steps.SCALES, *steps.D_MODEL_SCALES)
+
+
+def _infer_inline_attention(answers: dict[str, list[Any]], facts: bool) -> steps.Finding:
     """self_attention's own attention code, read step by step as attention is (its divisor
     may also be sqrt(d_model)); each step is named by its self_attention id. ``facts``:
     whether to say what the answers show when nothing explains them."""
-    answers = {stage: [values[i] for i in at] for stage, at in SA_STAGES.items()}
-    found = steps.infer_attention(SA_AS_ATTENTION, answers, scales=(*steps.SCALES, *steps.D_MODEL_SCALES), facts=facts)
+    found = steps.infer_attention(SA_AS_ATTENTION, answers, scales=SA_SCALES, facts=facts)
     if not found.steps and not facts:
         return steps.Finding([], [])
+    return _as_self_attentions(found)
+
+
+def _as_self_attentions(found: steps.Finding) -> steps.Finding:
+    """attention's steps, found in self_attention's own code, under self_attention's ids."""
     return steps.Finding(
-        [dataclasses.replace(step, mistake=inline_id(step.mistake)) for step in found.steps],
+        [dataclasses.replace(step, mistake=inline_id(step.mistake)) for step in found.steps if inline_id(step.mistake) in INLINE_IDS],
         [f"self_attention, which computes attention itself: {sentence}" for sentence in found.observed],
     )
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.diagnoses.inference import RAISED, Finding, Step, cached, close, evaluate, finding, lesson, ok, shared_wrong
+from grader.diagnoses.inference import RAISED, Finding, Step, cached, close, evaluate, finding, lesson, ok, refused, shared_wrong
 
 # -- softmax ------------------------------------------------------------------------------
 
@@ -272,6 +272,8 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
     head raised on proves nothing of these steps (a softmax written for 2-D arrays raises on
     3-D ones): the others must show them."""
     answered = [(answer, probe) for answer, probe in zip(answers, probes) if not isinstance(answer, str)]
+    if not answered:  # it raised on every probe: nothing to read
+        return Finding([], [])
     explanations = [
         steps
         for steps in itertools.product(SHIFTS, TOTALS, AXES)
@@ -302,7 +304,7 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
 def _softmax_raises_alike(steps: tuple[Step, ...], probes: list[tuple[tuple, dict]], answers: list[Any]) -> bool:
     return all(
         isinstance(_softmax_answer(steps, probe), str) == isinstance(answer, str)
-        for probe, answer in zip(probes, answers) if np.ndim(probe[0][0]) == 2
+        for probe, answer in zip(probes, answers) if np.ndim(probe[0][0]) == 2 and not refused(answer)
     )
 
 
@@ -379,7 +381,7 @@ def infer_attention(
 def _raises_alike(weights: Weights, probes: list[tuple], values: list[Any]) -> bool:
     return all(
         isinstance(cached(weights, probe, lambda: evaluate(weights, probe)), str) == isinstance(value, str)
-        for probe, value in zip(probes, values)
+        for probe, value in zip(probes, values) if not refused(value)
     )
 
 
