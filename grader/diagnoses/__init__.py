@@ -101,7 +101,7 @@ class Mistake:
     # helper is told it, as the function may be calling that helper.
     same_as: str | None = None
     # Mistakes of its helpers that would give the same answers when the function calls them
-    # (a softmax down the columns, in an attention that calls it): where the head is told one,
+    # (a normalisation along the wrong axis, in a function that calls it): where the head is told one,
     # this one is not proven, and not told.
     echoes: tuple[str, ...] = ()
     # What a message's "{words}" says when no step of the inference gave its own (a variant matched).
@@ -313,7 +313,7 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
     suspects = (set(known.probes) if suspects is None else suspects) & set(answers)
     evidence = Evidence(known.probes, answers, {})
     standing: dict[str, str] = {}  # RIGHT, WRONG or UNREADABLE, once worked out
-    stubs: set[str] = set()
+    stubs: dict[str, str] = {}  # each stub read so far, and its kind
     found: list[dict[str, str]] = []
     for function in known.probes:
         if function not in answers:
@@ -347,14 +347,15 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
         stub = _unfinished(known, function, got, expected)
         if stub is not None:
             standing[function] = WRONG if stub.follows_input else UNREADABLE
-            # What a stub below it returns (a uniform softmax) or raises may be all this one
-            # does: it is said only of a function raising NotImplementedError at a line of its own.
-            inherited = stub.may_be_inherited and bool(_helpers_below(known, function) & stubs) or _raised_where_another_did(
+            # What a stub below it returns (zeros, uniform weights) or raises may be all this
+            # one passes on: then its own sentence would not be proven, and is not said.
+            kinds_below = {kind for helper, kind in stubs.items() if helper in _helpers_below(known, function)}
+            inherited = stub.may_come_from(kinds_below) or _raised_where_another_did(
                 function, got, {other: answers[other] for other in stubs}
             )
             if function in suspects and not inherited:
                 found.append({"id": UNFINISHED, "message": stub.sentence})
-            stubs.add(function)
+            stubs[function] = stub.kind
             continue
         standing[function] = WRONG
         if function in suspects:

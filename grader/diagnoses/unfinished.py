@@ -32,9 +32,16 @@ class Stub:
 
     sentence: str
     follows_input: bool = False
-    # What it returns could be what a stub it calls returned (zeros, uniform weights); None
-    # or a raise of its own could not.
-    may_be_inherited: bool = True
+    # What it does, in a word ("zeros", "uniform"), and the kinds of stub below it that could
+    # make a function calling them do the same: zeros from zeros, uniform weights from uniform
+    # weights. Its sentence is not said where such a stub below may be all it passes on (a
+    # mistaken function over a zeros helper returns zeros too); None, or a raise of its own,
+    # come from no stub below.
+    kind: str = ""
+    comes_from: frozenset[str] = frozenset()
+
+    def may_come_from(self, kinds_below: set[str]) -> bool:
+        return bool(self.comes_from & kinds_below)
 
 
 def described(
@@ -43,24 +50,37 @@ def described(
     """What ``function`` does when its ``answers`` (``Answer``s) to the calls with ``args``
     show it unfinished, else None; ``reference`` holds the reference's values."""
     if all(answer.raised == NOT_IMPLEMENTED for answer in answers):
-        return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.", may_be_inherited=False)
+        return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.", kind="not_implemented")
     values = [answer.value for answer in answers]
     if all(value is None for value in values):
         return Stub(
             f"{function} returns None: is it written yet? A function that ends without a return "
             "statement (or holds only pass or ...) returns None.",
-            may_be_inherited=False,
+            kind="none",
         )
     if all(isinstance(value, tuple) and any(part is None for part in value) for value in values):
-        return Stub(f"{function} returns None as part of its answer: is it finished? Every value it returns must be an array.")
+        return Stub(
+            f"{function} returns None as part of its answer: is it finished? Every value it returns must be an array.",
+            kind="none_part",
+            comes_from=frozenset({"none", "none_part"}),
+        )
     answered = [(given, value) for given, value in zip(args, values) if not _raised(value)]
     if not answered:
         return None
     if all(_all_zero(value) for _, value in answered) and not all(_all_zero(value) for value in reference):
-        return Stub(f"{function} returns only zeros (or False), whatever its input: is it still a placeholder?")
+        return Stub(
+            f"{function} returns only zeros (or False), whatever its input: is it still a placeholder?",
+            kind="zeros",
+            comes_from=frozenset({"zeros"}),
+        )
     returned = _arguments_returned(answered, parameters)
     if returned:
-        return Stub(f"{function} returns its input {returned} unchanged: is it written yet?", follows_input=True)
+        return Stub(
+            f"{function} returns its input {returned} unchanged: is it written yet?",
+            follows_input=True,
+            kind="input",
+            comes_from=frozenset({"input"}),
+        )
     constant = answered[0][1]
     if (
         len(answered) > 1 and all(_identical(value, constant) for _, value in answered)
@@ -68,7 +88,11 @@ def described(
         # The answer to one input, written down, is not a placeholder: the assignment may name it.
         and not any(_roughly(constant, value) for value in reference)
     ):
-        return Stub(f"{function} returns the same answer whatever its input: is it still a placeholder?")
+        return Stub(
+            f"{function} returns the same answer whatever its input: is it still a placeholder?",
+            kind="constant",
+            comes_from=frozenset({"constant", "zeros"}),
+        )
     return None
 
 

@@ -943,12 +943,17 @@ def _every(probes: list[Probe], answers: list[Answer], like: Callable[..., Any])
         return all(same(answer.value, like(*probe.args, **probe.kwargs)) for probe, answer in zip(probes, answers))
 
 
+UNIFORM = "uniform"
+FROM_UNIFORM = frozenset({UNIFORM})  # uniform weights below give uniform weights above
+
+
 def _softmax_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub | None:
     if _every(probes, answers, lambda x, axis=-1: np.exp(x)):
         return Stub(
             "softmax returns np.exp(x) without dividing by the sum: is it finished? Subtract the max along the axis, "
             "take exp, then divide by the sum along the same axis (section 2).",
             follows_input=True,
+            kind="unnormalised",
         )
     if _every(probes, answers, lambda x, axis=-1: np.exp(x - x.max(axis=axis, keepdims=True))):
         return Stub(
@@ -956,9 +961,13 @@ def _softmax_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub | N
             "gives the same numbers): each entry must be divided by the sum along the axis, "
             "e / e.sum(axis=axis, keepdims=True) (section 2).",
             follows_input=True,
+            kind="unnormalised",
         )
     if _every(probes, answers, lambda x, axis=-1: np.full(x.shape, 1.0 / x.shape[axis])):
-        return Stub("softmax gives every entry the same weight, 1/n along the axis, whatever x is: is it still a placeholder?")
+        return Stub(
+            "softmax gives every entry the same weight, 1/n along the axis, whatever x is: is it still a placeholder?",
+            kind=UNIFORM,
+        )
     return None
 
 
@@ -973,7 +982,9 @@ def _attention_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub |
     if _every(probes, answers, _uniform) or _every(probes, answers, lambda Q, K, V, mask=None: _uniform(Q, K, V)[1]):
         return Stub(
             "attention's weights are uniform, 1/n_k for every key, whatever Q, K and the mask are: are its scores "
-            "computed yet? The weights are softmax(Q @ K.T / sqrt(d_k)) (section 2)."
+            "computed yet? The weights are softmax(Q @ K.T / sqrt(d_k)) (section 2).",
+            kind=UNIFORM,
+            comes_from=FROM_UNIFORM,
         )
     for scores in (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]), lambda Q, K: Q @ K.T):
         if _every(probes, answers, lambda Q, K, V, mask=None: scores(Q, K)) or _every(
@@ -981,7 +992,9 @@ def _attention_placeholder(probes: list[Probe], answers: list[Answer]) -> Stub |
         ):
             return Stub(
                 "attention returns its scores so far, not yet (out, A): softmax of the scores and the output "
-                "A @ V are still to be written (section 2)."
+                "A @ V are still to be written (section 2).",
+                kind="scores",
+                comes_from=frozenset({"input"}),  # a softmax returning its input gives its scores
             )
     return None
 
@@ -990,7 +1003,9 @@ def _self_attention_placeholder(probes: list[Probe], answers: list[Answer]) -> S
     if _every(probes, answers, lambda X, Wq, Wk, Wv, mask=None: _uniform(X @ Wq, X @ Wk, X @ Wv)):  # noqa: N803
         return Stub(
             "self_attention's weights are uniform, 1/n for every token, whatever X and the weights are: does it "
-            "call attention yet? return attention(X @ Wq, X @ Wk, X @ Wv, mask) (section 2)."
+            "call attention yet? return attention(X @ Wq, X @ Wk, X @ Wv, mask) (section 2).",
+            kind=UNIFORM,
+            comes_from=FROM_UNIFORM,
         )
     return None
 
