@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from grader import __version__, assignments, secret
-from grader.batch import grade_folder, read_in_full
+from grader.batch import grade_folder, read_in_full, refuse_overlap
 from grader.sandbox.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
 from grader.errors import GraderError, UsageError
@@ -365,6 +365,7 @@ def grade(
     on_cluster = scheduler is not None or scheduler_file is not None
     if on_cluster and ctx.get_parameter_source("jobs") == click.core.ParameterSource.COMMANDLINE:
         raise UsageError("--jobs is for this machine's cores; on a cluster, each `dask worker --nworkers N` sets its own")
+    refuse_overlap(folder, out)
     chosen = chosen_rubric(rubric, assignment)
     chosen_limits = _limits(**limits, on_cluster=on_cluster)
     with contextlib.ExitStack() as stack:
@@ -381,7 +382,8 @@ def grade(
         progress = BatchProgress()
         try:
             reports = grade_folder(
-                folder, out, chosen, chosen_limits, jobs=jobs, executor=executor, regrade=regrade, on_report=progress
+                folder, out, chosen, chosen_limits, jobs=jobs, executor=executor, regrade=regrade, on_report=progress,
+                on_distrusted=progress.not_trusted,
             )
         finally:
             progress.finish()
@@ -407,7 +409,7 @@ def grade(
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
     elapsed = time.monotonic() - progress.started
-    echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out), nl=False)
+    echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out, distrusted=progress.distrusted), nl=False)
 
 
 @cli.command("gradescope-bundle")

@@ -28,6 +28,7 @@ class BatchProgress:
         self.started = time.monotonic()
         self.kept = 0
         self.errors = 0
+        self.distrusted: list[str] = []  # whose report in OUT the grader had not written
         self._bar = None
 
     def __call__(self, report: Report, done: int, total: int, kept: bool) -> None:
@@ -43,6 +44,10 @@ class BatchProgress:
             self._bar.render_progress()
         self._bar.update(1)
 
+    def not_trusted(self, student: str) -> None:
+        """``grade_folder``'s ``on_distrusted``: a report in OUT this grader did not write."""
+        self.distrusted.append(student)
+
     def _status(self, _item: object) -> str:
         graded = (self._bar.pos if self._bar is not None else 0) - self.kept
         rate = graded / max(time.monotonic() - self.started, 1e-9)
@@ -53,8 +58,11 @@ class BatchProgress:
             self._bar.render_finish()
 
 
-def summary_text(reports: list[Report], *, kept: int, elapsed_s: float, out: Path) -> str:
-    """The lines printed when a batch is done: count, scores, the slowest submissions."""
+def summary_text(
+    reports: list[Report], *, kept: int, elapsed_s: float, out: Path, distrusted: list[str] | None = None
+) -> str:
+    """The lines printed when a batch is done: count, scores, the slowest submissions, and
+    the reports found in OUT that this grader had not written (``distrusted``)."""
     scores = [report.score for report in reports]
     errors = sum(report.status == "error" for report in reports)
     max_score = reports[0].max_score if reports else 0
@@ -65,6 +73,12 @@ def summary_text(reports: list[Report], *, kept: int, elapsed_s: float, out: Pat
         f"  scores: mean {statistics.fmean(scores):.1f}, median {statistics.median(scores):g} of {max_score:g};"
         f" {errors} with errors",
     ]
+    if distrusted:
+        shown_ids = ", ".join(distrusted[:SLOWEST_SHOWN]) + (", ..." if len(distrusted) > SLOWEST_SHOWN else "")
+        count = f"1 report in {out} was" if len(distrusted) == 1 else f"{len(distrusted)} reports in {out} were"
+        lines.append(
+            f"  {count} not written by this grader for its file, or changed since ({shown_ids}): graded again"
+        )
     slowest = sorted(reports, key=lambda report: report.duration_s, reverse=True)[:SLOWEST_SHOWN]
     if slowest:
         lines.append("  slowest: " + ", ".join(f"{r.student} ({r.duration_s:.1f} s)" for r in slowest))

@@ -81,3 +81,17 @@ def failed_run(rubric: Rubric, reason: str, *, kind: str, **identity: Any) -> Re
 
 def rubric_summary(rubric: Rubric) -> dict[str, str]:
     return {"name": rubric.name, "title": rubric.title, "path": rubric.path, "sha256": rubric.sha256}
+
+
+def rescored(rubric: Rubric, report: Report) -> Report | None:
+    """``report`` with each check's points and the total worked out again from its checks'
+    statuses and ``rubric``; None if its checks are not the rubric's (their ids, their
+    order, their points), or if any number it states differs from the one worked out."""
+    if [entry.id for entry in report.checks] != [check.id for check in rubric.checks]:
+        return None
+    entries = [
+        replace(entry, points=check.points if entry.status == "passed" else 0.0, max_points=check.points, bonus=check.bonus)
+        for entry, check in zip(report.checks, rubric.checks)
+    ]
+    again = replace(report, checks=entries, score=sum(entry.points for entry in entries), max_score=rubric.max_score)
+    return again if again == report else None

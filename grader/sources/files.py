@@ -50,9 +50,13 @@ class SubmissionFile:
     note: str | None = None
 
 
-def read_submission(path: Path, limit: int, *, within: Path | None = None, follow_links: bool = True) -> bytes:
+def read_submission(
+    path: Path, limit: int, *, within: Path | None = None, follow_links: bool = True, what: str = "submission"
+) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them; raises
-    :class:`UsageError` with one sentence for anything else (see the module docstring)."""
+    :class:`UsageError` with one sentence for anything else (see the module docstring).
+    ``what`` the file is, in those sentences: any file a student may have put in a folder
+    the grader reads (a report in OUT, say) is read this way."""
     name = str(path.relative_to(within)) if within is not None else str(path)
     try:
         if within is not None:
@@ -62,14 +66,14 @@ def read_submission(path: Path, limit: int, *, within: Path | None = None, follo
         with os.fdopen(descriptor, "rb", buffering=0) as stream:
             size = os.fstat(stream.fileno()).st_size
             if size > limit:
-                raise UsageError(f"{name} is {size} bytes; a submission of its kind may be at most {limit} bytes")
+                raise UsageError(f"{name} is {size} bytes; a {what} of its kind may be at most {limit} bytes")
             content = _read_at_most(stream, limit + 1)
     except FileNotFoundError:
-        raise UsageError(f"there is no {name}: the submission holds no file of that name") from None
+        raise UsageError(f"there is no {name}: the {what} holds no file of that name") from None
     except OSError as error:
-        raise UsageError(f"cannot read submission {name}: {error.strerror or error}") from None
+        raise UsageError(f"cannot read {what} {name}: {error.strerror or error}") from None
     if len(content) > limit:
-        raise UsageError(f"{name} is more than {limit} bytes; a submission of its kind may be at most {limit} bytes")
+        raise UsageError(f"{name} is more than {limit} bytes; a {what} of its kind may be at most {limit} bytes")
     return content
 
 
