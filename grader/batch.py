@@ -86,7 +86,7 @@ def grade_folder(
             reports.append(without_details(report))
             on_report(report, len(reports), len(submissions), False)
     reports.sort(key=lambda report: report.student)
-    write_atomic(out / "summary.json", json_text(summary(reports, rubric, distrusted), indent=2) + "\n")
+    write_atomic(out / "summary.json", json_text(summary(reports, rubric, distrusted, {s.student: s.note for s in submissions if s.note}), indent=2) + "\n")
     write_atomic(out / "grades.csv", grades_csv(reports, rubric))
     return reports
 
@@ -145,9 +145,14 @@ def _kept_report(
     return (previous, True) if rescored(rubric, previous) is not None else (None, False)
 
 
-def summary(reports: list[Report], rubric: Rubric, distrusted: list[str] | None = None) -> dict:
+def summary(
+    reports: list[Report], rubric: Rubric, distrusted: list[str] | None = None, notes: dict[str, str] | None = None
+) -> dict:
     """The batch's summary.json; ``distrusted``: the ids whose report found in OUT this
-    grader had not written for their file (each was graded again)."""
+    grader had not written for their file (each was graded again); ``notes``: what the
+    folder's names made of a submission (grader.submissions: a file named otherwise, a
+    clashing id), by id."""
+    notes = notes or {}
     scores = [report.score for report in reports]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -160,6 +165,7 @@ def summary(reports: list[Report], rubric: Rubric, distrusted: list[str] | None 
         "mean_score": round(statistics.fmean(scores), 3) if scores else None,
         "median_score": statistics.median(scores) if scores else None,
         "reports_not_trusted": sorted(distrusted or []),
+        "named_otherwise": sorted(notes),
         "submissions": [
             {
                 "student": report.student,
@@ -169,6 +175,7 @@ def summary(reports: list[Report], rubric: Rubric, distrusted: list[str] | None 
                 "status": report.status,
                 "error": report.error,
                 "report": f"{report.student}.json",
+                "note": notes.get(report.student),
             }
             for report in reports
         ],

@@ -396,9 +396,9 @@ def grade(
             f"{written_for_another} of {len(reports)} submissions define the functions of another assignment than "
             f"{chosen.assignment} (each report says which): is --assignment right?"
         )
+    files = {file.student: file for file in find_submissions(folder, assignments.get(chosen.assignment).handout)}
     similar = None
     if similarity:
-        files = {file.student: file for file in find_submissions(folder, assignments.get(chosen.assignment).handout)}
         similar = of_batch(read_in_full(out, reports), files, similarity_threshold)
     if similar is not None:
         write_atomic(out / "similarity.json", similarity_json(similar[0]))
@@ -409,7 +409,14 @@ def grade(
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
     elapsed = time.monotonic() - progress.started
-    echo(summary_text(reports, kept=progress.kept, elapsed_s=elapsed, out=out, distrusted=progress.distrusted), nl=False)
+    named_otherwise = sorted(student for student, file in files.items() if file.note)
+    echo(
+        summary_text(
+            reports, kept=progress.kept, elapsed_s=elapsed, out=out, distrusted=progress.distrusted,
+            named_otherwise=named_otherwise,
+        ),
+        nl=False,
+    )
 
 
 @cli.command("gradescope-bundle")

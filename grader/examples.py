@@ -40,7 +40,9 @@ from grader import __version__, assignments
 from grader.assignments import Assignment
 from grader.proxy import CallBatch, Reply, Request, StudentFunctions, answer_of
 from grader.resources import project_file
+from grader.errors import UsageError
 from grader.sandbox import wire
+from grader.sources import files
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -206,12 +208,13 @@ def encode_frame(fields: dict[str, Any]) -> bytes:
 def read_frame_file(path: Path) -> dict[str, Any] | None:
     """The fields of a file written from :func:`encode_frame`, arrays read-only; None if unreadable."""
     try:
-        with open(path, "rb") as stream:
+        # Opened as a submission is (no link, no pipe): the frame's own limits bound the read.
+        with os.fdopen(files.open_regular(path), "rb", buffering=0) as stream:
             header, arrays = wire.read_frame(stream.fileno())
         for array in arrays:
             array.flags.writeable = False  # shared by every submission this process grades
         return {name: _decode(value, arrays) for name, value in header.items() if name != "arrays"}
-    except (OSError, wire.WireError, KeyError, IndexError, TypeError, AttributeError):
+    except (OSError, UsageError, wire.WireError, KeyError, IndexError, TypeError, AttributeError):
         return None
 
 

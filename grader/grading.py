@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -112,7 +113,10 @@ def prepare_in_batch(submission: SubmissionFile, rubric: Rubric, limits: Limits)
         )
     except UsageError as error:
         who = identity(submission.student or submission.path.stem, str(submission.path), limits)
-        report = failed_run(rubric, str(error), kind="unusable_submission", duration_s=0.0, **who)
+        # A handout that is not there: its note says what the folder holds instead, and what to rename.
+        missing = submission.note is not None and not os.path.lexists(submission.path)
+        reason = submission.note if missing else str(error)
+        report = failed_run(rubric, reason, kind="unusable_submission", duration_s=0.0, **who)
         return Prepared(who, b"", "", report)
 
 

@@ -17,6 +17,7 @@ import click
 from grader.report import Report
 
 SLOWEST_SHOWN = 3
+IDS_SHOWN = 5
 
 
 class BatchProgress:
@@ -59,10 +60,17 @@ class BatchProgress:
 
 
 def summary_text(
-    reports: list[Report], *, kept: int, elapsed_s: float, out: Path, distrusted: list[str] | None = None
+    reports: list[Report],
+    *,
+    kept: int,
+    elapsed_s: float,
+    out: Path,
+    distrusted: list[str] | None = None,
+    named_otherwise: list[str] | None = None,
 ) -> str:
-    """The lines printed when a batch is done: count, scores, the slowest submissions, and
-    the reports found in OUT that this grader had not written (``distrusted``)."""
+    """The lines printed when a batch is done: count, scores, the slowest submissions, the
+    reports found in OUT that this grader had not written (``distrusted``), and the ids of
+    files named otherwise than a submission is (``named_otherwise``: each report says how)."""
     scores = [report.score for report in reports]
     errors = sum(report.status == "error" for report in reports)
     max_score = reports[0].max_score if reports else 0
@@ -74,13 +82,22 @@ def summary_text(
         f" {errors} with errors",
     ]
     if distrusted:
-        shown_ids = ", ".join(distrusted[:SLOWEST_SHOWN]) + (", ..." if len(distrusted) > SLOWEST_SHOWN else "")
         count = f"1 report in {out} was" if len(distrusted) == 1 else f"{len(distrusted)} reports in {out} were"
         lines.append(
-            f"  {count} not written by this grader for its file, or changed since ({shown_ids}): graded again"
+            f"  {count} not written by this grader for its file, or changed since ({_some(distrusted)}): graded again"
+        )
+    if named_otherwise:
+        count = "1 submission's name" if len(named_otherwise) == 1 else f"{len(named_otherwise)} submissions' names"
+        lines.append(
+            f"  {count} needed a note ({_some(named_otherwise)}): renamed, clashing or missing files; "
+            "each report's note says what was graded"
         )
     slowest = sorted(reports, key=lambda report: report.duration_s, reverse=True)[:SLOWEST_SHOWN]
     if slowest:
         lines.append("  slowest: " + ", ".join(f"{r.student} ({r.duration_s:.1f} s)" for r in slowest))
     lines.append(f"reports in {out}")
     return "\n".join(lines) + "\n"
+
+
+def _some(ids: list[str]) -> str:
+    return ", ".join(ids[:IDS_SHOWN]) + (", ..." if len(ids) > IDS_SHOWN else "")

@@ -77,6 +77,13 @@ def read_submission(
     return content
 
 
+def open_regular(path: Path) -> int:
+    """A descriptor of the regular file at ``path``, a link in its last part refused (a
+    cache or a report the grader reads back: a link to ``/dev/zero`` or a named pipe put
+    there is never opened). Raises :class:`UsageError` or OSError."""
+    return _open_checked(path, None, str(path), follow_links=False)
+
+
 def _open_within(within: Path, relative: Path, name: str) -> int:
     """``relative`` opened part by part from ``within`` without following any link."""
     if not relative.parts or ".." in relative.parts:
