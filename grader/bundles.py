@@ -62,13 +62,16 @@ def gradescope_bundle(out: Path, rubric: Rubric, secret: bytes | None = None) ->
     return list(entries)
 
 
-def prairielearn_bundle(out: Path, rubric: Rubric, image: str, secret: bytes | None = None) -> list[str]:
+def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
     """Write into the new folder ``out`` what a PrairieLearn course needs; return its files.
 
     ``Dockerfile`` builds the external grader image (tag it ``image``), ``entrypoint``
     grades a submission in it (see grader/templates/prairielearn), ``info.json`` holds
     the question settings that use them, and the grader's files are the image's build
-    context (see :func:`_grader_files`), with the course ``secret`` if any.
+    context (see :func:`_grader_files`). The image never holds a course secret, nor an
+    example drawn from one: images are pushed to registries, often public ones. A course
+    gives its secret at run time, as ``GRADER_SECRET`` in the question's
+    ``externalGradingOptions.environment`` (see README, PrairieLearn).
     """
     if IMAGE_NAME.fullmatch(image) is None:
         raise UsageError(f"--image {image!r} is not a Docker image name such as 'myorg/attention-grader:{__version__}'")
@@ -77,13 +80,12 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str, secret: bytes | N
     assignment = assignments.get(rubric.assignment)
     python = f"{sys.version_info.major}.{sys.version_info.minor}"  # the Python the pins were resolved for
     dockerfile = (PRAIRIELEARN_TEMPLATES / "Dockerfile").read_text(encoding="utf-8")
-    dockerfile = dockerfile.replace("@SECRET@", f" {SECRET_FILE}" if secret is not None else "")
     entries = {
         "Dockerfile": _filled_in(dockerfile.replace("@PYTHON@", python).replace("@HOME@", PRAIRIELEARN_HOME).encode(), assignment),
         "entrypoint": _filled_in((PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(), assignment),
         "info.json": (json.dumps(prairielearn_info(image), indent=2) + "\n").encode(),
     }
-    entries |= _grader_files(rubric, secret)
+    entries |= _grader_files(rubric, None)
     _write_folder(out, entries)
     return list(entries)
 

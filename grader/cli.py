@@ -84,8 +84,9 @@ SECRET_OPTION = click.option(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
     help=f"The course secret the examples' values are drawn from, so that no one can work them out from "
-    f"the public grader (default: ${secret.ENVIRONMENT_VARIABLE}, if set; else the public examples). The "
-    "platforms' bundles carry it, readable by root alone; export-student never does.",
+    f"the public grader (default: ${secret.ENVIRONMENT_VARIABLE}, if set; else the public examples). "
+    "Gradescope's bundle carries it, readable by root alone; PrairieLearn's image never does (the question "
+    f"sets ${secret.ENVIRONMENT_VARIABLE} at run time); export-student never does.",
 )
 
 
@@ -454,9 +455,17 @@ def prairielearn_bundle_command(
     The entrypoint grades /grade/student/attention.py (or attention.ipynb) into
     /grade/results/results.json, each check the student may see a test.
     """
-    written = prairielearn_bundle(out, chosen_rubric(rubric, assignment), image, secret.read_secret(secret_file))
+    course_secret = secret.read_secret(secret_file)  # checked here; never written into the image
+    written = prairielearn_bundle(out, chosen_rubric(rubric, assignment), image)
     echo(f"wrote {len(written)} files to {out}: build its Dockerfile as {image}, push it, "
                f"and merge {out / 'info.json'} into the question's info.json")
+    if course_secret is not None:
+        key = secret.course_key_of(course_secret)
+        echo(
+            f"the image holds no course secret: set \"{secret.ENVIRONMENT_VARIABLE}\" to it in the question's "
+            f"externalGradingOptions.environment (course staff can read info.json; students cannot). Its reports "
+            f"will say \"examples\": \"{secret.label(key)}\"."
+        )
 
 
 @cli.command("export-student")

@@ -35,6 +35,9 @@ BUGGY = HEADS / "buggy" / "missing_scale.py"
 BIN = Path(sys.executable).parent  # the environment the grader is installed in
 
 
+COURSE_SECRET = "a-course-secret-of-32-characters"
+
+
 def _environment(**extra: str) -> dict[str, str]:
     environment = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS"))}
     environment["PATH"] = f"{BIN}{os.pathsep}{environment.get('PATH', '')}"
@@ -430,6 +433,39 @@ def test_prairielearn_entrypoint_explains_what_it_cannot_grade(prairielearn_fold
         assert results["gradable"] is False and "score" not in results, name
         (error,) = results["format_errors"]
         assert says in error and str(tmp_path) not in error, error
+
+
+def test_the_prairielearn_image_records_no_example_drawn_from_a_secret(prairielearn_folder, tmp_path):
+    """The image's build step, run where GRADER_SECRET happens to be set, records the public
+    examples alone: nothing a pushed image holds is drawn from the course secret."""
+    dockerfile = (prairielearn_folder / "Dockerfile").read_text()
+    assert "secret.txt" not in dockerfile and "--secret-file" not in dockerfile
+    record = next(line for line in dockerfile.splitlines() if "grader check grader/_bundled" in line)
+    assert "GRADER_SECRET= " in record
+    cache = tmp_path / "cache"
+    run = subprocess.run(
+        ["bash", "-c", f"GRADER_SECRET= {sys.executable} -m grader check grader/_bundled/{REFERENCE_HEAD} "
+                       "--rubric rubric.toml --sandbox process >/dev/null"],
+        cwd=prairielearn_folder, capture_output=True, text=True, timeout=600,
+        env=_environment(GRADER_SECRET=COURSE_SECRET, XDG_CACHE_HOME=str(cache), PYTHONPATH=str(prairielearn_folder)),
+    )
+    assert run.returncode == 0, run.stderr
+    labels = {path.name for path in (cache / "attention-grader" / "examples").glob("*/*")}
+    assert labels == {"public"}, labels
+    for path in prairielearn_folder.rglob("*"):
+        assert not path.is_file() or COURSE_SECRET.encode() not in path.read_bytes(), path
+
+
+def test_the_prairielearn_entrypoint_grades_with_the_secret_the_question_sets(prairielearn_folder, tmp_path):
+    graded = {
+        name: _fake_grade(prairielearn_folder, tmp_path / name, {"attention.py": BUGGY.read_bytes()}, **environment)[1]
+        for name, environment in (("public", {"GRADER_SECRET": ""}), ("course", {"GRADER_SECRET": COURSE_SECRET}))
+    }
+    scaling = {
+        name: next(t for t in results["tests"] if t["name"].startswith("attention.scaling")) for name, results in graded.items()
+    }
+    assert scaling["course"]["output"] and scaling["course"]["output"] != scaling["public"]["output"], scaling
+    assert COURSE_SECRET not in json.dumps(graded["course"])
 
 
 def test_prairielearn_entrypoint_never_follows_a_link(prairielearn_folder, tmp_path):
