@@ -201,3 +201,16 @@ def test_the_other_routes_never_import_ipython():
 
     code = "import sys, grader.cli, grader.grading, grader.batch; sys.exit('IPython' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_grade_after_thousands_of_runs_and_a_cell_over_a_mebibyte_grades_the_latest_definitions(kernel):
+    # 6,000 runs, as a long afternoon leaves them (put in the history at once: running
+    # them one by one would take the test minutes), then a cell of data over 1 MiB.
+    kernel.run(
+        "_history = get_ipython().history_manager.input_hist_raw\n"
+        "_history.extend(['print(softmax(np.ones(3)))', '%timeit softmax(np.ones(3))', 'x = 1'] * 2000)"
+    )
+    assert kernel.run("data = " + repr(list(range(250_000))))["error"] is None
+    kernel.run(LESSON)
+    html, text = _report(kernel.run("%grade"))
+    assert _points(text).startswith("100/100 points"), text

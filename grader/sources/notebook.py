@@ -54,6 +54,9 @@ MAX_NODES_PER_CELL = 100_000
 # Cells of any kind: nbformat's reading and validation take time in their number, and a
 # notebook within the size limit could hold 600,000 empty ones (about 80 s to read).
 MAX_CELLS = 5_000
+# A cell this large is data pasted into code, not a definition: it is left out whole.
+MAX_CELL_BYTES = 256 * 1024
+TOO_LARGE_CELL = f"the cell holds more than {MAX_CELL_BYTES // 1024} KiB of code: too large to grade (keep data out of the code)"
 # Tokenizing a cell to find where its statements start takes about 1 s per 150 KB; a
 # larger cell with IPython lines in it has every line that looks like one left out.
 MAX_TOKENIZED_CELL = 100_000
@@ -81,13 +84,13 @@ def parse(content: bytes, name: str, assignment: Assignment) -> Source:
     """The module of the notebook ``content``; :class:`Unusable` with one sentence that
     calls the file ``name``."""
     notebook = _read(content, name)
-    cells = _code_cells(notebook, name)
+    left_out: list[LeftOut] = []
+    guessed: dict[str, LeftOut] = {}  # names defined in cells that are not Python at all, or too large
+    cells = _code_cells(notebook, name, left_out, guessed)
     if not cells:
         raise Unusable(f"{name} has no code cells: write {assignment.task} in code cells")
     selection = Selection(frozenset(assignment.function_names))
-    left_out: list[LeftOut] = []
     pieces: list[_Piece] = []
-    guessed: dict[str, LeftOut] = {}  # names defined in cells that are not Python at all
     for number, text in cells:
         pieces += _cell_pieces(number, text, selection, left_out, guessed)
     unused = unused_values([(piece.statement, piece.unless_used) for piece in pieces])
@@ -204,13 +207,14 @@ def _completed(text: str) -> str | None:
     return json.dumps(document)
 
 
-def kernel_history(cells: list[str]) -> bytes:
-    """A notebook of ``cells``, the code a kernel ran (one cell per run, In [1] first),
-    marked as such: it is read as any notebook, and its report says in what order."""
+def kernel_history(cells: list[tuple[int, str]]) -> bytes:
+    """A notebook of ``cells``, code a kernel ran (``(N, code)`` of In [N], in the order
+    run), marked as such: it is read as any notebook, its cells are numbered as the
+    kernel numbered them, and its report says in what order they were graded."""
     document = {
         "cells": [
             {"cell_type": "code", "id": f"in-{number}", "metadata": {}, "source": text, "outputs": [], "execution_count": number}
-            for number, text in enumerate(cells, start=1)
+            for number, text in cells
         ],
         "metadata": {"attention_grader": {"source": KERNEL_HISTORY}, "language_info": {"name": "python"}},
         "nbformat": 4,
@@ -225,8 +229,13 @@ def _is_kernel_history(notebook: Any) -> bool:
     return isinstance(marked, dict) and marked.get("source") == KERNEL_HISTORY
 
 
-def _code_cells(notebook: Any, name: str) -> list[tuple[int, str]]:
-    """(number, source) of every code cell; numbers count every cell from 1, top down."""
+def _code_cells(
+    notebook: Any, name: str, too_large: list[LeftOut], guessed: dict[str, LeftOut]
+) -> list[tuple[int, str]]:
+    """(number, source) of every code cell; numbers count every cell from 1, top down (a
+    kernel's history: N of In [N]). A cell over MAX_CELL_BYTES is left out: it goes to
+    ``too_large``, and what it seems to define to ``guessed``."""
+    numbered_by_kernel = _is_kernel_history(notebook)
     metadata = notebook.get("metadata")
     language_info = metadata.get("language_info") if isinstance(metadata, dict) else None
     language = language_info.get("name") if isinstance(language_info, dict) else None
@@ -240,6 +249,8 @@ def _code_cells(notebook: Any, name: str) -> list[tuple[int, str]]:
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
+        if numbered_by_kernel and isinstance(cell.get("execution_count"), int):
+            number = cell["execution_count"]
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(line, str) for line in source):
             source = "".join(source)
@@ -248,9 +259,16 @@ def _code_cells(notebook: Any, name: str) -> list[tuple[int, str]]:
         if not isinstance(source, str):
             raise Unusable(f"cell {number} of {name} is not readable (its source is not text): save it again")
         try:
-            size += len(source.encode("utf-8"))
+            cell_size = len(source.encode("utf-8"))
         except UnicodeEncodeError:
             raise Unusable(f"cell {number} of {name} holds text that is not valid Unicode: save it again") from None
+        if cell_size > MAX_CELL_BYTES:
+            # Pasted data, not code: left out (with a sentence), so it costs the rest nothing.
+            piece = _left(number, 1, source.split("\n", 1)[0], TOO_LARGE_CELL)
+            too_large.append(piece)
+            _note_definitions(source, piece, guessed)
+            continue
+        size += cell_size
         if size > MAX_PYTHON_BYTES:
             raise Unusable(f"the code cells of {name} hold more than {MAX_PYTHON_BYTES} bytes of code")
         if source.strip():
