@@ -103,6 +103,8 @@ LEAVE_SOMETHING_BEHIND = [
     "fills_every_file_system_at_import.py",
     "changes_every_process_setting_at_import.py",
     "leaves_keys_for_the_next_worker_at_import.py",
+    "leaves_sockets_in_transit_at_import.py",
+    "sets_the_io_priority_of_later_workers_at_import.py",
 ]
 
 

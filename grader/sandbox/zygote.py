@@ -31,9 +31,15 @@ Workers have the zygote's uid, so these rules keep submissions apart:
 - every module a worker needs is imported here, before any submission runs;
 - it is the namespace's init and not dumpable: no worker can stop, kill or ptrace it,
   or read or write its memory;
-- what a worker can still change in it (rlimits, nice value, scheduling, CPU affinity,
-  through prlimit(2) and friends) is checked before every fork: a zygote that finds
-  itself changed exits, and the trusted side starts a new sandbox;
+- what a worker can still change in it (rlimits, nice value, I/O priority, scheduling,
+  CPU affinity, through prlimit(2), ioprio_set(2) and friends) is checked before every
+  fork: a zygote that finds itself changed exits, and the trusted side starts a new
+  sandbox;
+- no socket may outlive its worker: one passed over a socket pair that is itself in
+  transit is held by no process, so killing them all does not close it, and a listener
+  left so answers the next worker's probes (which ports listen: a channel between
+  classmates). After the kill the zygote finds none listed in the sandbox's network
+  namespace, or exits, and the new sandbox has a new namespace;
 - it refuses to run as anything but the init of its own PID namespace, where
   ``kill(-1)`` would reach every process of the user.
 """
@@ -78,6 +84,13 @@ IPC_KINDS = ("shm", "msg", "sem")
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
 KEYRINGS_OF_THE_NAMESPACE = tuple(int(part) for part in re.findall(r"\d+", os.uname().release)[:2]) >= (5, 3)
 KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+SYS_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
+IOPRIO_WHO_PROCESS = 1
+# The sandbox's network namespace's sockets, by kind: a socket no process holds any more
+# (one in transit in a socket pair that is itself in transit) is still listed, and still
+# answers a later worker that probes which ports listen.
+SOCKET_TABLES = ("tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix", "packet", "netlink")
+SOCKETS_SECONDS = 0.5
 KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -3, -4, -5
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -91,9 +104,10 @@ def _state() -> tuple:
     policy = os.sched_getscheduler(0)
     with open("/proc/self/oom_score_adj") as score:
         oom_score = score.read()
+    io_priority = _libc.syscall(SYS_IOPRIO_GET, IOPRIO_WHO_PROCESS, 0) if SYS_IOPRIO_GET is not None else None
     return (
         limits, os.getpriority(os.PRIO_PROCESS, 0), policy, os.sched_getparam(0), os.sched_getaffinity(0),
-        oom_score, _libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0),
+        oom_score, _libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), io_priority,
     )
 
 
@@ -181,6 +195,41 @@ def _clear() -> None:
     _clear_keys()
     if any(os.listdir(folder) for folder in SCRATCH_FOLDERS):
         sys.exit("files survived the clean-up")
+    if not _no_sockets_left():
+        sys.exit("sockets survived their processes")
+
+
+def _sockets() -> int:
+    """How many sockets the sandbox's network namespace holds (the zygote holds none of its
+    own there: its control socket was made outside)."""
+    count = 0
+    for kind in SOCKET_TABLES:
+        try:
+            with open(f"/proc/net/{kind}") as table:
+                rows = [row.split() for row in table.read().splitlines()[1:]]
+        except OSError:
+            continue
+        # Every namespace has the kernel's own netlink sockets (port id 0), no worker's.
+        count += sum(1 for row in rows if kind != "netlink" or len(row) > 2 and row[2] != "0")
+    return count
+
+
+def _no_sockets_left() -> bool:
+    """Whether every socket a worker made is gone, once the kernel has collected those that
+    were only in transit (closing a Unix socket while any is in transit starts its
+    collector); if not, the zygote exits and the trusted side starts a fresh sandbox, whose
+    new network namespace no leftover can reach."""
+    if not _sockets():
+        return True
+    deadline = time.monotonic() + SOCKETS_SECONDS
+    while time.monotonic() < deadline:
+        first, second = socket.socketpair()
+        first.close()
+        second.close()
+        time.sleep(0.01)
+        if not _sockets():
+            return True
+    return False
 
 
 def _become_worker(limits: dict, requests: int, replies: int) -> None:

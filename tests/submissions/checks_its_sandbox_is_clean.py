@@ -1,6 +1,7 @@
 """The lesson's head, which refuses to import unless its bubblewrap sandbox is as a fresh
 worker finds it: nothing in /tmp but its own file, nothing in /dev/shm, no System V
-shared memory, no key a worker left in a keyring, its nice value 0, every CPU, and the
+shared memory, no key a worker left in a keyring, no socket (listening or in transit) in
+its network namespace, its nice value 0, its I/O priority not idle, every CPU, and the
 grader's default limits."""
 
 import ctypes
@@ -20,6 +21,18 @@ if _SYS_KEYCTL is not None:
         _found = _keyctl(_SYS_KEYCTL, 10, _keyring, b"user", b"left-for-the-next-worker", 0)  # KEYCTL_SEARCH
         assert _found == -1, f"a key left by an earlier worker is in keyring {_keyring}"
 assert os.getpriority(os.PRIO_PROCESS, 0) == 0
+_SYS_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
+if _SYS_IOPRIO_GET is not None:
+    _ioprio = ctypes.CDLL(None, use_errno=True).syscall(_SYS_IOPRIO_GET, 1, 0)  # IOPRIO_WHO_PROCESS, itself
+    assert _ioprio >> 13 != 3, f"an idle I/O priority was left for this worker ({_ioprio})"
+# No socket outlives the worker that made it: none listed in the sandbox's network namespace.
+for _kind in ("tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix", "packet"):
+    try:
+        with open(f"/proc/net/{_kind}") as _table:
+            _rows = _table.read().splitlines()[1:]
+    except OSError:
+        continue
+    assert _rows == [], f"sockets left in /proc/net/{_kind}: {_rows[:3]}"
 assert os.sched_getaffinity(0) == set(range(os.cpu_count())), os.sched_getaffinity(0)
 assert resource.getrlimit(resource.RLIMIT_AS)[0] == 1024 * 1024 * 1024
 assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == 64
