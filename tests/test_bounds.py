@@ -287,3 +287,18 @@ def test_a_worker_the_kernel_kills_for_the_sandboxs_memory_is_told_why(tmp_path,
     rows = next(check for check in report.checks if check.id == "softmax.rows_sum_to_one")
     assert rows.status == "error"
     assert "killed for holding more than the sandbox's 768 MiB of memory" in rows.feedback
+
+
+@pytest.mark.skipif("cpu" not in bounds.roots() or (os.cpu_count() or 1) < 2, reason="needs a cpu cgroup and two cores")
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_sandbox_is_held_to_one_cpu_whatever_it_spins(tmp_path, rubric, isolation):
+    """Four processes spinning for a second in one sandbox use about a second of CPU between
+    them (the head measures it, and refuses to import otherwise): a student's spinners
+    take their own sandbox's CPU, not the other jobs'."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copyfile(TESTS / "submissions" / "measures_its_cpu_share.py", folder / "spinner.py")
+    (report,) = grade_folder(folder, tmp_path / "out", rubric, Limits(isolation=isolation), jobs=1)
+    assert report.bounds["cpus"] == bounds.SANDBOX_CPUS and report.bounds["cpus_by"][0].startswith("cgroup v")
+    (full,) = read_in_full(tmp_path / "out", [report])
+    assert report.score == 105.0, [check.feedback for check in full.checks if check.feedback][:1]

@@ -1,13 +1,17 @@
 """Kernel-enforced bounds on a whole sandbox: how many processes and threads it may hold,
-and how much memory all of them together.
+how much memory all of them together, and how much of the machine's CPU.
 
 RLIMIT_AS bounds each process, not their sum, so a few dozen children each near the cap
 would exhaust the host's memory; and an unbounded fork bomb would fill its process table.
 Two mechanisms bound a sandbox as a whole, each where the machine allows it:
 
-- cgroups, where the grader can make them (root on cgroup v1's ``pids`` and ``memory``
-  hierarchies, or v2 where those controllers are delegated to the grader's own group):
-  each sandbox runs in groups with ``pids.max`` and a memory limit;
+- cgroups, where the grader can make them (root on cgroup v1's ``pids``, ``memory`` and
+  ``cpu`` hierarchies, or v2 where those controllers are delegated to the grader's own
+  group): each sandbox runs in groups with ``pids.max``, a memory limit, and a CPU quota
+  of :data:`SANDBOX_CPUS` (a worker computes on one thread: numpy's BLAS is held to
+  one). Thirty processes spinning in one sandbox then share that one CPU among
+  themselves, and the other jobs' sandboxes keep theirs: one student cannot slow the
+  others' grading, nor push their calls past a timeout;
 - RLIMIT_NPROC, which every bubblewrap worker sets on itself (grader.sandbox): the kernel
   counts it per user namespace, so it holds the sandbox's own processes alone, but only
   where the sandbox is not root outside (root is exempt): a grader run by an ordinary
@@ -38,7 +42,14 @@ PREFIX = "attention-grader-"
 OVERHEAD_MB = 256
 REMOVE_TRIES = 50
 # The file that sets each controller's limit, in cgroup v1 and v2.
-LIMIT_FILES = {"pids": ("pids.max", "pids.max"), "memory": ("memory.limit_in_bytes", "memory.max")}
+LIMIT_FILES = {
+    "pids": ("pids.max", "pids.max"),
+    "memory": ("memory.limit_in_bytes", "memory.max"),
+    "cpu": ("cpu.cfs_quota_us", "cpu.max"),
+}
+# The CPUs a sandbox may use at once, all its processes together.
+SANDBOX_CPUS = 1
+CPU_PERIOD_US = 100_000
 _numbers = itertools.count()
 
 
@@ -86,6 +97,14 @@ class SandboxBound:
         memory = self.groups.get("memory")
         if memory is not None and (memory / "memory.memsw.limit_in_bytes").exists():
             (memory / "memory.memsw.limit_in_bytes").write_text(f"{value}\n")
+        cpu = self.groups.get("cpu")
+        if cpu is not None:
+            quota = SANDBOX_CPUS * CPU_PERIOD_US
+            if (cpu / "cpu.cfs_quota_us").exists():
+                (cpu / "cpu.cfs_period_us").write_text(f"{CPU_PERIOD_US}\n")
+                (cpu / "cpu.cfs_quota_us").write_text(f"{quota}\n")
+            else:
+                (cpu / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}\n")
 
     def join(self) -> None:
         """Move the calling process into the groups: from Popen's ``preexec_fn``, so the
@@ -170,32 +189,41 @@ def enforced(limits: Limits) -> dict[str, Any]:
         {"processes": 32, "processes_by": ["cgroup v1", "RLIMIT_NPROC"],
          "memory_mb": 1280, "memory_by": ["cgroup v1"], "uid": 65534}
 
-    ``processes`` and ``memory_mb`` are None where nothing holds them; ``uid`` is the real
-    uid of the sandbox's processes outside every user namespace (0: root)."""
+    ``processes`` and ``memory_mb`` are None where nothing holds them, and so is ``cpus``
+    (the CPUs its processes may use together: then they share the machine as any
+    process does); ``uid`` is the real uid of the sandbox's processes outside every user
+    namespace (0: root)."""
     available = roots()
     uid = sandbox_uid(limits.isolation)
     processes_by = [_version(available["pids"])] if "pids" in available else []
     if limits.isolation == "bubblewrap" and uid != 0:
         processes_by.append("RLIMIT_NPROC")
     memory_by = [_version(available["memory"])] if "memory" in available else []
+    cpus_by = [_version(available["cpu"])] if "cpu" in available else []
     return {
         "processes": limits.max_processes if processes_by else None,
         "processes_by": processes_by,
         "memory_mb": sandbox_memory_mb(limits.memory_mb) if memory_by else None,
         "memory_by": memory_by,
+        "cpus": SANDBOX_CPUS if cpus_by else None,
+        "cpus_by": cpus_by,
         "uid": uid,
     }
 
 
 def shortfalls(bounds: dict[str, Any]) -> str | None:
     """What :func:`enforced` found missing, in one sentence for the command (None: nothing)."""
-    missing = [name for name, key in (("processes", "processes"), ("memory", "memory_mb")) if bounds[key] is None]
+    missing = [
+        name for name, key in (("processes", "processes"), ("memory", "memory_mb"), ("CPU time", "cpus"))
+        if bounds.get(key, 0) is None
+    ]
     parts = []
     if missing:
         parts.append(
             f"no kernel bound on a sandbox's {' or '.join(missing)} here (the grader can make no cgroup for "
             f"{'them' if len(missing) > 1 else 'it'}): a submission's children are held only by per-process "
-            "limits, time budgets and the host's limits; run as root, or with the controller delegated, for one"
+            "limits, time budgets and the host's limits, and may slow the other jobs; run as root, or with the "
+            "controller delegated, for one"
         )
     if bounds["uid"] == 0:
         parts.append(
