@@ -26,7 +26,7 @@ from grader.rubric import load_rubric
 from grader.sandbox import NOBODY_ID, Limits, bubblewrap_works, drop_to_nobody
 
 NEEDS_CGROUPS = pytest.mark.skipif(
-    set(bounds.roots()) != {"pids", "memory"},
+    not {"pids", "memory"} <= set(bounds.roots()),
     reason="this process may make no pids or memory cgroup (root on cgroup v1, or with them delegated, can)",
 )
 BOMBS = sorted((TESTS / "bounded").glob("*.py"))
