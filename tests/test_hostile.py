@@ -105,6 +105,7 @@ LEAVE_SOMETHING_BEHIND = [
     "leaves_keys_for_the_next_worker_at_import.py",
     "leaves_sockets_in_transit_at_import.py",
     "sets_the_io_priority_of_later_workers_at_import.py",
+    "marks_the_scratch_folders_at_import.py",
 ]
 
 

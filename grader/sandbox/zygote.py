@@ -24,7 +24,10 @@ Workers have the zygote's uid, so these rules keep submissions apart:
 - before every spawn, and on clear, it kills every other process in the sandbox
   (``kill(-1)`` from the init of the sandbox's PID namespace reaches all of them), then
   empties ``/tmp`` and ``/dev/shm`` (the only places a worker can write: the sandbox's
-  root and every other mount are read-only), removes every System V IPC object and
+  root and every other mount are read-only), puts those folders back as they were made
+  (their mode and times, and no extended attribute: a default access list left on
+  ``/tmp`` would make every file a later worker creates there unreadable to it), removes
+  every System V IPC object and
   empties the keyrings workers share, so nothing one submission started or left meets
   the next (a worker may create no POSIX message queue: its RLIMIT_MSGQUEUE is 0, and
   each has a session keyring of its own);
@@ -95,6 +98,10 @@ KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING =
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _exits: dict[int, int] = {}
+# Each scratch folder's mode and (atime, mtime) as the sandbox made it, and what
+# _folders() found then: recorded when the zygote starts, before any worker runs.
+FIRST_MODES_AND_TIMES: dict[str, tuple[int, tuple[int, int]]] = {}
+PRISTINE_FOLDERS: tuple = ()
 
 
 def _state() -> tuple:
@@ -191,12 +198,39 @@ def _clear() -> None:
         time.sleep(0.001)
     for folder in SCRATCH_FOLDERS:
         _empty(folder)
+        _as_made(folder)
     _remove_ipc_objects()
     _clear_keys()
     if any(os.listdir(folder) for folder in SCRATCH_FOLDERS):
         sys.exit("files survived the clean-up")
+    if _folders() != PRISTINE_FOLDERS:
+        sys.exit("a scratch folder's mode, attributes or access lists survived the clean-up")
     if not _no_sockets_left():
         sys.exit("sockets survived their processes")
+
+
+def _folders() -> tuple:
+    """What a worker can change on the scratch folders themselves and the next would meet:
+    their mode, their extended attributes (a default access list among them, which would
+    make every file a later worker creates there unreadable to it) and their times."""
+    found = []
+    for folder in SCRATCH_FOLDERS:
+        status = os.stat(folder)
+        found.append((folder, status.st_mode, tuple(sorted(os.listxattr(folder))), status.st_mtime_ns))
+    return tuple(found)
+
+
+def _as_made(folder: str) -> None:
+    """``folder`` as the sandbox made it: no extended attribute or access list, its first
+    mode, and its first times (so they carry nothing from one worker to the next)."""
+    for name in os.listxattr(folder):
+        try:
+            os.removexattr(folder, name)
+        except OSError:
+            pass  # one that cannot be removed is found by the check after the clean-up
+    mode, times = FIRST_MODES_AND_TIMES[folder]
+    os.chmod(folder, mode)
+    os.utime(folder, ns=times)
 
 
 def _sockets() -> int:
@@ -283,6 +317,11 @@ def main() -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     pristine = _state()
+    global PRISTINE_FOLDERS
+    for folder in SCRATCH_FOLDERS:
+        status = os.stat(folder)
+        FIRST_MODES_AND_TIMES[folder] = (status.st_mode & 0o7777, (status.st_atime_ns, status.st_mtime_ns))
+    PRISTINE_FOLDERS = _folders()
     while True:
         try:
             _, fds, _, _ = socket.recv_fds(control, 1, 2)

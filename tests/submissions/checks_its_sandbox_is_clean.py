@@ -20,6 +20,13 @@ if _SYS_KEYCTL is not None:
     for _keyring in (-3, -4, -5):  # session, user, user session
         _found = _keyctl(_SYS_KEYCTL, 10, _keyring, b"user", b"left-for-the-next-worker", 0)  # KEYCTL_SEARCH
         assert _found == -1, f"a key left by an earlier worker is in keyring {_keyring}"
+for _folder in ("/tmp", "/dev/shm"):
+    assert os.listxattr(_folder) == [], f"{_folder} carries attributes an earlier worker left: {os.listxattr(_folder)}"
+    assert os.stat(_folder).st_mtime > 1234567890, f"{_folder} carries the time an earlier worker set"
+with open("/tmp/written_here.npy", "wb") as _stream:
+    np.save(_stream, np.ones(3))
+assert np.load("/tmp/written_here.npy").sum() == 3  # what a worker writes it can read back
+os.unlink("/tmp/written_here.npy")
 assert os.getpriority(os.PRIO_PROCESS, 0) == 0
 _SYS_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
 if _SYS_IOPRIO_GET is not None:
