@@ -5,7 +5,7 @@ grades exactly as the whole history would."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from conftest import REFERENCE
 from grader import assignments, sources
@@ -50,6 +50,16 @@ def test_imports_magics_and_cells_that_do_not_parse():
     assert _kept(cells) == [2, 3, 4, 5, 8]
 
 
+def test_a_binding_that_may_not_happen_keeps_the_one_before():
+    for maybe in ("if False:\n    T = 2.0", "T: float", "try:\n    import torch\n    T = 3.0\nexcept ImportError:\n    pass"):
+        assert _kept(["T = 1.0", "def f():\n    return T", maybe]) == [1, 2, 3], maybe
+
+
+def test_an_indented_or_prompted_cell_binds_what_ipython_runs():
+    cells = ["def f():\n    return 1", "    def f():\n        return 2", ">>> def g():\n...     return 3"]
+    assert _kept(cells) == [2, 3]
+
+
 # Cells a student might run, in any order and any number of times.
 POOL = [
     "import numpy as np",
@@ -68,6 +78,13 @@ POOL = [
     "%timeit softmax(np.ones(3))",
     "del SCALE",
     "def self_attention(X, Wq, Wk, Wv, mask=None):\n    return attention(X @ Wq, X @ Wk, X @ Wv, mask)",
+    # As an outside attacker found them: cells IPython reads after removing an indent or
+    # >>> prompts, and bindings that may not happen (under an if, a try, or an annotation alone).
+    "    def softmax(x, axis=-1):\n        return x * 0 + 1.0 / x.shape[axis]",
+    ">>> def causal_mask(n):\n...     return np.ones((n, n), dtype=bool)",
+    "if False:\n    SCALE = 3.0",
+    "SCALE: float",
+    "try:\n    import torch\n    SCALE = 5.0\nexcept ImportError:\n    pass",
 ]
 FUNCTIONS = ("softmax", "attention", "self_attention", "causal_mask")
 
@@ -97,9 +114,35 @@ def _behaviour(cells: list[tuple[int, str]]) -> object:
     return found
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+def _runs_in_a_kernel(cells: list[str]) -> bool:
+    """Whether every cell runs without an error, as IPython runs it (its magics as calls
+    that do nothing here). A cell that fails in the kernel binds what the reader cannot
+    know, and the whole history then grades by the reader's own rules, not the kernel's."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    class Shell:
+        def run_line_magic(self, *args):
+            return None
+
+        def run_cell_magic(self, *args):
+            return None
+
+        def system(self, *args):
+            return None
+
+    namespace = {"get_ipython": lambda: Shell()}
+    for cell in cells:
+        try:
+            exec(compile(TransformerManager().transform_cell(cell), "<cell>", "exec"), namespace)
+        except Exception:
+            return False
+    return True
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.filter_too_much])
 @given(st.lists(st.sampled_from(POOL), min_size=1, max_size=14))
 def test_the_live_cells_grade_as_the_whole_history_would(cells):
+    assume(_runs_in_a_kernel(cells))
     assert _behaviour(live(cells)) == _behaviour(list(enumerate(cells, start=1)))
 
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.sources.notebook import MAX_CELL_BYTES, kernel_history
+from grader.sources.notebook import MAX_CELL_BYTES, as_ipython_reads, kernel_history
 
 # The grader's own lines: they are how the student asks for a grade, not part of the code
 # graded, so they are blanked (the lines around them keep their numbers).
@@ -88,7 +88,7 @@ def _uses(cell: str) -> _Uses:
     if len(cell) > MAX_CELL_BYTES // 4 and len(cell.encode()) > MAX_CELL_BYTES:
         # Left out whole by the reader, unparsed: it stays only while a definition in it is current.
         return _Uses(binds=set(DEFINED.findall(cell)))
-    lines = cell.split("\n")
+    lines = as_ipython_reads(cell)  # without >>> prompts or an indent every line shares, as IPython runs it
     if lines and lines[0].lstrip().startswith("%%"):
         lines[0] = ""  # %%time and its kind run the body as the notebook's own code
     tree = _parsed("\n".join(lines)) or _parsed("\n".join("" if IPYTHON_LINE.match(line) else line for line in lines))
@@ -116,12 +116,27 @@ class _Visitor(ast.NodeVisitor):
     def __init__(self) -> None:
         self.uses = _Uses()
         self.scopes = 0  # inside a class body or a comprehension: what is stored there is not top level
+        self.maybe = 0  # inside an if or a try: a name bound there may not be, so the binding before stays
+
+    def _bind(self, name: str) -> None:
+        if self.scopes:
+            return
+        self.uses.binds.add(name)
+        if self.maybe:
+            self.uses.reads.add(name)
+
+    def _conditional(self, node: ast.AST) -> None:
+        self.maybe += 1
+        self.generic_visit(node)
+        self.maybe -= 1
+
+    visit_If = visit_Try = visit_TryStar = _conditional
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) or isinstance(node.ctx, ast.Del):
             self.uses.reads.add(node.id)  # del needs the binding it removes
-        if not isinstance(node.ctx, ast.Load) and not self.scopes:
-            self.uses.binds.add(node.id)
+        if not isinstance(node.ctx, ast.Load):
+            self._bind(node.id)
 
     def visit_Call(self, node: ast.Call) -> None:
         if isinstance(node.func, ast.Name) and node.func.id in READS_ANYTHING:
@@ -138,7 +153,7 @@ class _Visitor(ast.NodeVisitor):
                         base = base.value
                     if isinstance(base, ast.Name) and not self.scopes:
                         self.uses.reads.add(base.id)
-                        self.uses.binds.add(base.id)
+                        self._bind(base.id)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._assigned(node.targets)
@@ -151,16 +166,22 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        # The annotation is never evaluated (from __future__ import annotations). Without a
+        # value (T: float) nothing is bound, though the reader counts the name as defined:
+        # the cell stays, and so does the binding before it.
+        if node.value is None:
+            if isinstance(node.target, ast.Name) and not self.scopes:
+                self.uses.binds.add(node.target.id)
+                self.uses.reads.add(node.target.id)
+            return
         self._assigned([node.target])
         self.visit(node.target)
-        if node.value is not None:
-            self.visit(node.value)  # the annotation is never evaluated (from __future__ import annotations)
+        self.visit(node.value)
 
     def _defined(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         for decorator in node.decorator_list:
             self.visit(decorator)
-        if not self.scopes:
-            self.uses.binds.add(node.name)
+        self._bind(node.name)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._defined(node)
@@ -192,12 +213,10 @@ class _Visitor(ast.NodeVisitor):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def visit_Import(self, node: ast.Import) -> None:
-        if not self.scopes:
-            self.uses.binds |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        for alias in node.names:
+            self._bind(alias.asname or alias.name.split(".")[0])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if self.scopes:
-            return
         for alias in node.names:
             # A star import binds names no one can list: the same star import later stands for it.
-            self.uses.binds.add(f"*{node.module}" if alias.name == "*" else alias.asname or alias.name)
+            self._bind(f"*{node.module}" if alias.name == "*" else alias.asname or alias.name)

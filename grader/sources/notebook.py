@@ -276,7 +276,7 @@ def _code_cells(
     return found
 
 
-def _as_ipython_reads(text: str) -> list[str]:
+def as_ipython_reads(text: str) -> list[str]:
     """The cell's lines without ``>>>`` prompts and without an indent they all share, as
     IPython removes both before it runs a cell."""
     lines = text.split("\n")
@@ -289,7 +289,7 @@ def _as_ipython_reads(text: str) -> list[str]:
 def _cell_pieces(
     number: int, text: str, selection: Selection, left_out: list[LeftOut], guessed: dict[str, LeftOut]
 ) -> list[_Piece]:
-    lines = _as_ipython_reads(text)
+    lines = as_ipython_reads(text)
     first = next((index for index, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return []  # nothing but a byte order mark or prompts
