@@ -23,7 +23,7 @@ from grader.sandbox.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
 from grader.errors import GraderError, UsageError
 from grader.formats import REPORT_FORMATS
-from grader.formats.gradebook import canvas_csv
+from grader.formats.gradebook import canvas_clashes, canvas_csv
 from grader.formats.junit import junit_xml
 from grader.grading import grade_file
 from grader.pages import write_pages
@@ -38,6 +38,7 @@ from grader.submissions import find_submissions
 from grader.watch import Stamp, saved_again, stamp
 
 INTERNAL_ERROR_EXIT = 70
+FILE_ERROR_EXIT = 74  # EX_IOERR: an output or input file the machine refused
 
 
 def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
@@ -57,6 +58,12 @@ class GraderGroup(click.Group):
             ctx.exit(error.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except OSError as error:  # a file the grader writes or reads that the machine refuses
+            # os.replace names the file it could not replace second.
+            named = error.filename2 if error.filename2 is not None else error.filename
+            where = f" {named}" if named is not None and not isinstance(named, int) else ""
+            echo(f"grader: error: cannot use{where}: {error.strerror or error}", err=True)
+            ctx.exit(FILE_ERROR_EXIT)
         except Exception as error:  # a bug in the grader: say so in one line, no traceback
             echo(f"grader: internal error: {type(error).__name__}: {error} (please report this)", err=True)
             ctx.exit(INTERNAL_ERROR_EXIT)
@@ -409,6 +416,9 @@ def grade(
         write_atomic(out / "junit.xml", junit_xml(read_in_full(out, reports)))
     if canvas:
         write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
+        for user, students in sorted(canvas_clashes(reports).items()):
+            _warn(f"canvas.csv: {len(students)} submissions name Canvas user {user} ({', '.join(students)}); "
+                  "their scores are left empty: import the one that counts by hand")
     elapsed = time.monotonic() - progress.started
     named_otherwise = sorted(student for student, file in files.items() if file.note)
     echo(

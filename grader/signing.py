@@ -97,10 +97,12 @@ def _read_key(path: Path) -> bytes:
         descriptor = None
     found, text = None, b""
     if descriptor is not None:
-        with os.fdopen(descriptor, "rb", buffering=0) as stream:
-            found = os.fstat(stream.fileno())
-            if stat.S_ISREG(found.st_mode):
+        found = os.fstat(descriptor)
+        if stat.S_ISREG(found.st_mode):
+            with os.fdopen(descriptor, "rb", buffering=0) as stream:
                 text = stream.read(2 * KEY_BYTES + 2).strip()
+        else:
+            os.close(descriptor)  # a folder, a pipe, a device: never read
     trusted = (
         found is not None
         and stat.S_ISREG(found.st_mode)

@@ -97,16 +97,29 @@ def find_submissions(folder: Path, handout: str) -> list[SubmissionFile]:
     found: dict[str, SubmissionFile] = {}
     # Each id as a case-insensitive, normalising file system (a macOS or Windows share) sees
     # its report's name: Ada and ada, or one name in NFC and NFD, would write one report.
+    # Ids that differ only so are all graded under ids of their own: none may take the
+    # plain one from the other (ROB.py beside rob.py), whatever order they sort in.
+    readables = {_readable(submission.name) for submission in handed_in}
+    spellings: dict[str, set[str]] = {}
+    for readable in readables:
+        spellings.setdefault(_folded(readable), set()).add(readable)
     taken: dict[str, str] = {_folded(reserved): reserved for reserved in RESERVED_IDS}
     for submission in handed_in:
         readable = _readable(submission.name)
         student, note = readable, None
-        if _folded(readable) in taken:
+        others = sorted(spellings[_folded(readable)] - {readable})
+        if _folded(readable) in taken or others:
             student = _unique(readable, os.fsencode(submission.path.relative_to(folder)), taken)
-            other = taken[_folded(readable)]
-            why = "a file the batch writes" if other in RESERVED_IDS else f"the id of {found[other].path}"
-            if other != readable:
-                why += f" ({other}) where a file system ignores case or Unicode forms (macOS, Windows)"
+            other = taken.get(_folded(readable))
+            if others:
+                why = (
+                    f"also the id of {', '.join(others)} where a file system ignores case or Unicode forms "
+                    "(macOS, Windows)"
+                )
+            elif other in RESERVED_IDS:
+                why = "a file the batch writes"
+            else:
+                why = f"the id of {found[other].path}"
             note = f"Its name gives the id {readable}, which is {why}: it is graded as {student}."
         taken[_folded(student)] = student
         notes = [text for text in (submission.note, note) if text]
@@ -119,6 +132,9 @@ def _handed_in(folder: Path, entry: os.DirEntry, handout_stem: str) -> list[_Han
     handout's name without its suffix)."""
     stem, suffix = os.path.splitext(entry.name)
     if suffix in SUFFIXES:
+        if stem.strip() != stem and stem.strip():  # "kim .py": one id with kim.py, and told so
+            note = f"The file is named {entry.name!r}, not {stem.strip()}{suffix}: it is graded as {stem.strip()}{suffix}; name it so."
+            return [_HandedIn(stem.strip(), folder / entry.name, suffix, exact=False, note=note)]
         return [_HandedIn(stem, folder / entry.name, suffix)]
     if entry.is_dir(follow_symlinks=False):
         if entry.name in ARTEFACTS:
@@ -138,11 +154,12 @@ def _handout_in(student_folder: Path, handout_stem: str) -> _HandedIn:
     """What a student's folder hands in: the handout, else the one file named nearly so
     (``attention (1).py``, ``Attention.PY``), else the handout's path, which is missing
     (its report says so, and what the folder holds instead)."""
-    name = student_folder.name
+    name = student_folder.name.strip() or student_folder.name  # "kim /" is kim's folder
+    renamed = f"The folder is named {student_folder.name!r}, not {name}: it is graded as {name}." if name != student_folder.name else None
     exact = [student_folder / f"{handout_stem}{kind}" for kind in SUFFIXES]
     for path in exact:
         if os.path.lexists(path):
-            return _HandedIn(name, path, path.suffix)
+            return _HandedIn(name, path, path.suffix, exact=renamed is None, note=renamed)
     try:
         with os.scandir(student_folder) as entries:
             listed = sorted(entry.name for entry in entries if not entry.name.startswith("."))

@@ -132,7 +132,7 @@ def test_a_folder_without_the_handout_is_reported_not_skipped(tmp_path, small_ru
     assert sorted(p.name for p in out.glob("*.json")) == ["cy.json", "dee.json", "summary.json"]
     cy = json.loads((out / "cy.json").read_text())
     assert (cy["status"], cy["score"]) == ("error", 0)
-    assert cy["error"] == "there is no cy/attention.py: the submission holds no file of that name"
+    assert cy["error"] == "cy/ holds 'solution.py' but no attention.py: rename the file to grade to attention.py."
 
 
 def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric, isolation):

@@ -17,7 +17,7 @@ import pytest
 from junitparser import Error, Failure, JUnitXml
 
 from grader.formats import REPORT_FORMATS, classroom, gradescope, junit, markdown, prairielearn
-from grader.formats.gradebook import canvas_csv, grades_csv
+from grader.formats.gradebook import canvas_clashes, canvas_csv, grades_csv
 from grader.report import Report, score_summary
 from grader.scoring import failed_run
 
@@ -202,6 +202,23 @@ def test_canvas_leaves_no_score_where_the_grader_failed(rubric):
                         submission="ada.py", submission_sha256="", duration_s=0.0)
     rows = _rows(canvas_csv([report], "A", 100.0))
     assert rows[2] == ["ada", "", "", "ada", "", ""]
+
+
+def test_canvas_leaves_no_score_for_a_user_two_submissions_name(graded_heads):
+    """Two files in one Canvas attempt (or ROB and rob, which Canvas matches alike): which
+    counts is the instructor's call, so neither score is imported."""
+    reports = [
+        replace(graded_heads[BUGGY], student="eve_444444_7894_attention"),
+        replace(graded_heads[REFERENCE], student="eve_444444_7895_attention-1"),
+        replace(graded_heads[REFERENCE], student="rob"),
+        replace(graded_heads[BUGGY], student="ROB"),
+        replace(graded_heads[REFERENCE], student="lovelaceada_123456_987654_attention"),
+    ]
+    assert canvas_clashes(reports) == {
+        "444444": ["eve_444444_7894_attention", "eve_444444_7895_attention-1"], "rob": ["rob", "ROB"],
+    }
+    scores = [row[5] for row in _rows(canvas_csv(reports, "A", 100.0))[2:]]
+    assert scores == ["", "", "", "", f"{graded_heads[REFERENCE].score:g}"]
 
 
 def test_grades_csv_has_a_column_per_check(graded_heads, rubric):

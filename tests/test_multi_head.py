@@ -121,7 +121,9 @@ def test_a_folder_without_the_handout_gets_a_report_and_a_batch_of_the_other_ass
     summary = json.loads((out / "summary.json").read_text())
     # As attention_head: bo.py is the sequel's; erin/ and kim/ hold no attention.py, and their reports say so.
     assert sorted(entry["student"] for entry in summary["submissions"]) == ["bo", "erin", "kim"]
-    assert json.loads((out / "erin.json").read_text())["error"].startswith("there is no erin/attention.py")
+    assert json.loads((out / "erin.json").read_text())["error"] == (
+        "erin/ holds 'multi_head.py' but no attention.py: rename the file to grade to attention.py."
+    )
     assert "1 of 3 submissions define the functions of another assignment than attention_head" in result.output
     out = tmp_path / "out2"
     result = CliRunner().invoke(

@@ -23,6 +23,7 @@ TOP_LEVEL = {
     "bob.PY": ("bob", "'bob.PY', not bob.py"),
     "carol.py ": ("carol", "'carol.py ', not carol.py"),
     "nb.IPYNB": ("nb", "'nb.IPYNB', not nb.ipynb"),
+    "kim .py": ("kim", "'kim .py', not kim.py"),
 }
 IN_A_FOLDER = {
     "dan": (["attention (1).py"], "graded as attention.py"),
@@ -70,7 +71,10 @@ def test_a_name_clash_only_a_case_insensitive_or_normalising_file_system_sees_is
     assert len(found) == len(names)
     folded = [unicodedata.normalize("NFC", submission.student).casefold() for submission in found]
     assert len(set(folded)) == len(folded) and "summary" not in folded
-    assert sum(submission.note is not None for submission in found) == 4  # ada, a zoë, Summary, hal.PY
+    # Neither of two names a file system would fold together keeps the plain id: an attacker
+    # naming a file ADA.py cannot take ada's, whichever sorts first.
+    assert {"Ada", "ada", "zoë"}.isdisjoint(submission.student for submission in found)
+    assert sum(submission.note is not None for submission in found) == 6  # Ada, ada, both zoë, Summary, hal.PY
     again = find_submissions(folder, "attention.py")
     assert [submission.student for submission in again] == [submission.student for submission in found]
 

@@ -189,3 +189,17 @@ def test_a_lost_key_loses_nothing_but_the_resume(graded, small_rubric, isolation
     again = _grade(submissions, out, small_rubric, isolation)
     assert "(2 kept from an earlier run)" in again.stdout and "not written" not in again.stdout
     assert _scores(out) == {"ada": 6.0, "zed": 0.0}
+
+
+def test_a_folder_where_a_report_or_the_key_goes_is_one_sentence(graded, small_rubric, isolation):
+    submissions, out = graded
+    (out / "zed.json").unlink()
+    (out / "zed.json").mkdir()
+    result = _grade(submissions, out, small_rubric, isolation)
+    errors = [line for line in result.stderr.splitlines() if not line.startswith("grader: warning:")]
+    assert result.returncode == 74 and errors == [f"grader: error: cannot use {out / 'zed.json'}: Is a directory"], result.stderr
+    (out / "zed.json").rmdir()
+    signing.key_path(out).unlink()
+    signing.key_path(out).mkdir()
+    result = _grade(submissions, out, small_rubric, isolation)
+    assert result.returncode == 2 and "is not a report key this grader made" in result.stderr

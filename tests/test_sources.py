@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from grader import sources
+from grader.sources.notebook import MAX_CELL_BYTES
 from grader.errors import UsageError
 from grader.sources import Unusable
 
@@ -343,10 +344,13 @@ def test_reading_is_bounded_whatever_the_cell():
 
 def test_the_largest_notebook_the_limits_allow_reads_in_seconds():
     block = ("x = [" + "1," * 100 + "]\n") * 40 + "%time x\n"
-    cell = block * (sources.MAX_PYTHON_BYTES // len(block))
+    cell = block * (MAX_CELL_BYTES // len(block))  # the largest cell that is parsed
     started = time.monotonic()
     [piece] = read(cell, "def use():\n    return 1").left_out
     assert "pieces of syntax" in piece.reason
+    # Larger ones, up to the notebook's code limit, are left out unparsed.
+    pieces = read(*[block * (MAX_CELL_BYTES // len(block) + 1)] * 4, "def use():\n    return 1").left_out
+    assert len(pieces) == 4 and all("too large to grade" in piece.reason for piece in pieces)
     small = "".join(f"VALUE_{n} = {n}\n%time VALUE_{n}\n" for n in range(2000))
     assert len(read(small, "def use():\n    return VALUE_1").left_out) > 2000
     assert time.monotonic() - started < 20

@@ -51,8 +51,11 @@ def canvas_csv(reports: list[Report], assignment: str, points_possible: float) -
     A submission downloaded from Canvas keeps its file name, which carries the student's
     Canvas user id: that fills ``ID``. Any other id is taken to be the student's login
     (``SIS Login ID``), as when submissions are named after students' usernames. A
-    submission the grader could not finish grading gets an empty cell (no score), not 0.
+    submission the grader could not finish grading gets an empty cell (no score), not 0;
+    so does each of two or more submissions of one Canvas user (two files in one attempt:
+    which one counts is the instructor's call, see :func:`canvas_clashes`).
     """
+    clashing = {student for students in canvas_clashes(reports).values() for student in students}
     rows = [[*CANVAS_IDENTITY_COLUMNS, assignment], ["Points Possible", "", "", "", "", f"{points_possible:g}"]]
     for report in reports:
         download = CANVAS_DOWNLOAD_NAME.match(report.student)
@@ -61,5 +64,16 @@ def canvas_csv(reports: list[Report], assignment: str, points_possible: float) -
         else:
             identity = [report.student, "", "", report.student, ""]
         unfinished = any(check.kind == "grader_error" for check in report.checks)
-        rows.append([*identity, "" if unfinished else f"{report.score:g}"])
+        rows.append([*identity, "" if unfinished or report.student in clashing else f"{report.score:g}"])
     return _csv(rows)
+
+
+def canvas_clashes(reports: list[Report]) -> dict[str, list[str]]:
+    """The Canvas users (a user id, or a login as Canvas matches it, case aside) that more
+    than one submission names, each with those submissions' ids."""
+    by_user: dict[str, list[str]] = {}
+    for report in reports:
+        download = CANVAS_DOWNLOAD_NAME.match(report.student)
+        user = download["user_id"] if download else report.student.casefold()
+        by_user.setdefault(user, []).append(report.student)
+    return {user: students for user, students in by_user.items() if len(students) > 1}

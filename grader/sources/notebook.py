@@ -56,7 +56,8 @@ MAX_NODES_PER_CELL = 100_000
 MAX_CELLS = 5_000
 # A cell this large is data pasted into code, not a definition: it is left out whole.
 MAX_CELL_BYTES = 256 * 1024
-TOO_LARGE_CELL = f"the cell holds more than {MAX_CELL_BYTES // 1024} KiB of code: too large to grade (keep data out of the code)"
+TOO_LARGE_ADVICE = "too large to grade (keep data out of the code)"
+TOO_LARGE_CELL = f"the cell holds more than {MAX_CELL_BYTES // 1024} KiB of code: {TOO_LARGE_ADVICE}"
 # Tokenizing a cell to find where its statements start takes about 1 s per 150 KB; a
 # larger cell with IPython lines in it has every line that looks like one left out.
 MAX_TOKENIZED_CELL = 100_000
@@ -87,6 +88,8 @@ def parse(content: bytes, name: str, assignment: Assignment) -> Source:
     left_out: list[LeftOut] = []
     guessed: dict[str, LeftOut] = {}  # names defined in cells that are not Python at all, or too large
     cells = _code_cells(notebook, name, left_out, guessed)
+    if not cells and left_out:
+        raise Unusable(f"every code cell of {name} holds more than {MAX_CELL_BYTES // 1024} KiB of code: {TOO_LARGE_ADVICE}")
     if not cells:
         raise Unusable(f"{name} has no code cells: write {assignment.task} in code cells")
     selection = Selection(frozenset(assignment.function_names))
