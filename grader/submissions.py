@@ -58,6 +58,7 @@ DIGEST_CHARACTERS = 8
 # What a browser, an LMS export or a hurried rename adds to a file's name: "attention.py.txt",
 # "attention (1).py", "attention copy.py", "attention-2.py".
 SAVED_AS_TEXT = (".txt", ".download")
+OTHER_SPELLINGS = {".pyw": ".py"}  # Python's own suffix for a script run without a console (Windows)
 COPY_MARK = re.compile(r"(?:\s*\(\d+\)|\s+copy(?:\s*\d+)?|[-_ ]\d+)$", re.IGNORECASE)
 NAMES_SHOWN = 3
 
@@ -188,10 +189,10 @@ def _as_meant(name: str) -> tuple[str, str] | None:
         if cleaned.lower().endswith(added):
             cleaned = cleaned[: -len(added)]
     stem, suffix = os.path.splitext(cleaned)
-    stem = stem.strip()
-    if suffix.lower() not in SUFFIXES or not stem:
+    stem, suffix = stem.strip(), OTHER_SPELLINGS.get(suffix.lower(), suffix.lower())
+    if suffix not in SUFFIXES or not stem:
         return None
-    return stem, suffix.lower()
+    return stem, suffix
 
 
 def _is_handout(stem: str, handout_stem: str) -> bool:

@@ -24,6 +24,7 @@ TOP_LEVEL = {
     "carol.py ": ("carol", "'carol.py ', not carol.py"),
     "nb.IPYNB": ("nb", "'nb.IPYNB', not nb.ipynb"),
     "kim .py": ("kim", "'kim .py', not kim.py"),
+    "lea.pyw": ("lea", "'lea.pyw', not lea.py"),
 }
 IN_A_FOLDER = {
     "dan": (["attention (1).py"], "graded as attention.py"),
