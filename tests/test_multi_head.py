@@ -131,7 +131,9 @@ def test_a_folder_without_the_handout_gets_a_report_and_a_batch_of_the_other_ass
     )
     assert result.exit_code == 0, result.output
     kim = json.loads((out / "kim.json").read_text())
-    assert kim["status"] == "error" and kim["error"] == "there is no kim/multi_head.py: the submission holds no file of that name"
+    assert kim["status"] == "error" and kim["error"] == (
+        "kim/ holds 'solution.py' but no multi_head.py: rename the file to grade to multi_head.py."
+    )
     assert json.loads((out / "erin.json").read_text())["score"] == 100
     assert "another assignment" not in result.output
 
