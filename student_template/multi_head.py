@@ -47,7 +47,8 @@ def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
     Q = split_heads(X @ Wq, n_heads), and likewise K and V: each (n_heads, n, d_head).
     Head h computes A[h] = softmax(Q[h] K[h]^T / sqrt(d_head)) and A[h] @ V[h].
     mask: None, or one bool array (n, n) shared by every head; mask[i, j] == False
-        means token i may not attend to token j (its weight is exactly 0).
+        means token i may not attend to token j (its weight is exactly 0); a row with
+        no True gives nan weights in that row of every head.
     Returns (out, A): out = merge_heads(A @ V) @ Wo, shape (n, d_model); A, shape
     (n_heads, n, n), holds every head's weights, each row a probability distribution.
     """

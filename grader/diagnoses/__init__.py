@@ -273,6 +273,12 @@ def changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answe
     )
 
 
+def values_read(got: list[Answer]) -> list[Any]:
+    """The answers' values as an inference reads them: a raise on purpose (NotImplementedError,
+    an assert) marked :data:`inference.REFUSED`, as it proves nothing of any step."""
+    return [inference.REFUSED if answer.raised in DELIBERATE else answer.value for answer in got]
+
+
 def student_function(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> StudentCall:
     """The head's own ``function`` as the lesson's code calls it: its value, or
     :class:`HelperRaised` where the call raised."""

@@ -21,7 +21,6 @@ import numpy as np
 from grader.assignments.attention_head import ASSIGNMENT, reference, steps
 from grader.assignments.attention_head import helpers as helpers_model
 from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
-from grader.diagnoses import inference
 from grader.diagnoses.unfinished import Stub
 from grader.diagnoses import (
     RAISED,
@@ -29,7 +28,6 @@ from grader.diagnoses import (
     UNREADABLE,
     WRONG,
     Answer,
-    DELIBERATE,
     BatchAxis,
     Evidence,
     Inferred,
@@ -42,6 +40,7 @@ from grader.diagnoses import (
     identical,
     same,
     student_function,
+    values_read,
     weights,
 )
 
@@ -1065,11 +1064,6 @@ HELPERS = {"attention": ("softmax",), "self_attention": ("attention",)}
 # -- the inference of each function (steps.py), wired to the probes above --------------------
 
 
-def _values_read(got: list[Answer]) -> list[Any]:
-    """The answers' values, a raise on purpose (NotImplementedError, an assert) marked as such."""
-    return [inference.REFUSED if answer.raised in DELIBERATE else answer.value for answer in got]
-
-
 def _answering(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> Callable[..., Any]:
     """The head's own ``function``, called by the diagnosis: its answer, or RAISED."""
     return lambda *args: call(Probe(function, args, kwargs)).value
@@ -1080,7 +1074,7 @@ def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers
     steps around the head's own softmax first (it may call it); with an unfinished one, the
     lesson's model only (an attention that computes its own softmax)."""
     probes = PROBES["attention"]
-    values = _values_read(got)
+    values = values_read(got)
     staged = steps.AttentionProbes(**{stage: tuple(probes[i].args for i in at) for stage, at in ATTENTION_STAGES.items()})
     answers = {stage: [values[i] for i in at] for stage, at in ATTENTION_STAGES.items()}
     if helpers == UNREADABLE:  # only its own code is read; what its answers show may be its helper's
@@ -1099,7 +1093,7 @@ def _infer_attention(got: list[Answer], call: Callable[[Probe], Answer], helpers
 
 
 def _infer_softmax(got: list[Answer], call: Callable[[Probe], Answer], _: str, standing: Mapping[str, str]) -> steps.Finding:
-    return steps.infer_softmax(_SOFTMAX_PROBES, _values_read(got))
+    return steps.infer_softmax(_SOFTMAX_PROBES, values_read(got))
 
 
 def _infer_causal_mask(got: list[Answer], call: Callable[[Probe], Answer], _: str, standing: Mapping[str, str]) -> steps.Finding:
@@ -1110,7 +1104,7 @@ def _infer_self_attention(got: list[Answer], call: Callable[[Probe], Answer], he
     """Its projections and mask around the lesson's attention, then around the head's own;
     else, as a self_attention that computes attention itself, read as attention is."""
     probes = [probe.args for probe in PROBES["self_attention"]]
-    values = _values_read(got)
+    values = values_read(got)
     found = steps.infer_self_attention(probes, values)
     if found.steps or found.observed:
         return found

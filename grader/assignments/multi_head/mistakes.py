@@ -1,33 +1,53 @@
-"""The known mistakes of multi-head attention: probes, variants and messages.
+"""The known mistakes of multi-head attention: probes, variants, steps and messages.
 
-Each mistake is a variant of the reference that makes exactly that mistake (see
-:mod:`grader.diagnoses` for how a head's answers are matched against it). A mistake of
-``multi_head_attention`` is modelled with the reference's own ``split_heads`` and
-``merge_heads`` and is named only when the head's own two are right (``builds_on``): a
-wrong split shows in every answer of multi_head_attention that calls it, and is named
-once, where it is made.
+``split_heads`` and ``merge_heads`` are matched against whole variants of the reference,
+one known mistake each (see :mod:`grader.diagnoses`). ``multi_head_attention`` is read
+step by step (:mod:`grader.assignments.multi_head.steps`, searched by
+:mod:`grader.diagnoses.search`) with the student's own ``split_heads`` and ``merge_heads``
+among the ways it may split and merge: so two mistakes in it are both named, and so is
+a mistake behind a wrong split or merge it calls (named once, where it is made).
 
 A reshape-only ``split_heads`` is often paired with a reshape-only ``merge_heads``: the
 two are then inverses of each other, so ``split_merge.round_trip`` passes, but each is
-named on its own probes (the heads hold the wrong numbers, and merge puts the right heads
-in the wrong places), and multi_head_attention, which builds on both, is not named. A
-head that keeps correct helpers but reshapes inline in multi_head_attention is
-``mha_reshape_without_transpose``.
+named on its own probes. A head that keeps correct helpers but reshapes inline in
+multi_head_attention is ``mha_reshape_without_transpose``, told of the split or the
+merge, whichever it is.
 
-To add a mistake: write its variant below and add a :class:`Mistake` to ``MISTAKES``;
-then add a head with that mistake to ``tests/multi_head/heads/buggy/`` with a
+Advice that would break the student's other function is not given as the fix: where a
+wrong ``split_heads`` or ``merge_heads`` sits under a ``multi_head_attention`` whose
+answers are right (it undoes the helper's mistake itself), the message says to fix the
+two together.
+
+To add a mistake: a variant of a helper below and a :class:`Mistake` in ``MISTAKES``, or
+a way of a step in ``steps.py`` with the mistake's id and a :class:`Mistake` with no
+variant; then add a head with that mistake to ``tests/multi_head/heads/buggy/`` with a
 ``# diagnosis:`` line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from grader.assignments.multi_head import reference
-from grader.diagnoses import Mistake, Mistakes, Probe, changes_its_inputs, fixed_matrix as _matrix
+from grader.assignments.multi_head import reference, steps
+from grader.diagnoses import (
+    UNREADABLE,
+    Answer,
+    Evidence,
+    Mistake,
+    Mistakes,
+    RIGHT,
+    Probe,
+    StudentCall,
+    changes_its_inputs,
+    fixed_matrix as _matrix,
+    same,
+    values_read,
+)
+from grader.diagnoses.inference import Finding, finding, shared_wrong
+from grader.diagnoses.search import explain, remembered
 
 
 def _ws(seed: int, d_model: int) -> tuple[np.ndarray, ...]:
@@ -42,6 +62,8 @@ CAUSAL_3 = np.tril(np.ones((3, 3), dtype=bool))
 CAUSAL_4 = np.tril(np.ones((4, 4), dtype=bool))
 # Every row keeps a key (no nan), and no head's weights are the same with and without it.
 PATTERN_3 = np.array([[False, True, True], [True, False, True], [True, True, False]])
+# Row 1 masked whole: nan in that row of every head, where -1e9 or the smallest float gives weights.
+ROW_1_MASKED = np.array([[True, False, True], [False, False, False], [True, True, False]])
 X_3x4, W_4 = _matrix(2, 3, 4), _ws(10, 4)
 X_2x6, W_6 = _matrix(3, 2, 6), _ws(20, 6)
 X_4x6 = _matrix(4, 4, 6)
@@ -66,18 +88,18 @@ PROBES: dict[str, list[Probe]] = {
         Probe("multi_head_attention", (X_2x6, *W_6, 3)),  # 3 heads of width 2
         Probe("multi_head_attention", (X_4x6, *W_6, 2, CAUSAL_4)),  # 2 heads of width 3
         Probe("multi_head_attention", (X_3x4, *W_4, 1)),  # one head: the lesson's
+        # As many heads as tokens: a max or a sum without keepdims broadcasts there instead of raising.
+        Probe("multi_head_attention", (_matrix(6, 2, 4), *W_4, 2)),
+        Probe("multi_head_attention", (X_3x4, *W_4, 2, ROW_1_MASKED)),
     ],
 }
+# Which probes of multi_head_attention tell the steps of its weights and output apart, and which its mask.
+UNMASKED, MASKED = (0, 3, 5, 6), (1, 2, 4, 7)
 
 REFERENCE: dict[str, Callable] = dict(reference.FUNCTIONS)
 
 
 # -- variants of split_heads and merge_heads ---------------------------------------------
-
-
-def _split_reshape_only(X: np.ndarray, n_heads: int) -> np.ndarray:
-    n, d_model = X.shape
-    return X.reshape(n_heads, n, d_model // n_heads)
 
 
 def _split_interleaved(X: np.ndarray, n_heads: int) -> np.ndarray:
@@ -90,11 +112,6 @@ def _split_tokens_first(X: np.ndarray, n_heads: int) -> np.ndarray:
     return X.reshape(n, n_heads, d_model // n_heads)
 
 
-def _merge_reshape_only(H: np.ndarray) -> np.ndarray:
-    n_heads, n, d_head = H.shape
-    return H.reshape(n, n_heads * d_head)
-
-
 def _merge_interleaved(H: np.ndarray) -> np.ndarray:
     n_heads, n, d_head = H.shape
     return H.transpose(1, 2, 0).reshape(n, n_heads * d_head)
@@ -104,42 +121,26 @@ def _merge_stacks_tokens(H: np.ndarray) -> np.ndarray:
     return np.concatenate(list(H), axis=0)  # (n_heads * n, d_head)
 
 
-# -- variants of multi_head_attention, one step replaced ---------------------------------
+# -- what a message says of this very head ---------------------------------------------------
 
 
-def _heads_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
-    return Q @ np.swapaxes(K, -1, -2)
+def _layer_right_as_it_is(evidence: Evidence) -> str:
+    """For a wrong split_heads or merge_heads: where multi_head_attention's answers are right
+    (it undoes the helper's mistake itself, or does not call it), fixing the helper alone
+    may break it; the message says so."""
+    got = evidence.answers.get("multi_head_attention")
+    if not got:
+        return ""
+    expected = [reference.multi_head_attention(*probe.args) for probe in evidence.probes["multi_head_attention"]]
+    if not all(same(answer.value, want) for answer, want in zip(got, expected)):
+        return ""
+    return (
+        " Your multi_head_attention's answers are right as it is: if it calls this function and reorders what it "
+        "gets to make up for it, fix the two together, or the fix here breaks it."
+    )
 
 
-def _mha_with(
-    *,
-    scale: Callable[[int, int], float] = lambda d_head, d_model: np.sqrt(d_head),
-    masked: Callable[[np.ndarray, np.ndarray], np.ndarray] = lambda s, m: np.where(m, s, -np.inf),
-    softmax_axis: int = -1,
-    project: Callable[[np.ndarray, np.ndarray], np.ndarray] = lambda merged, Wo: merged @ Wo,
-    split: Callable[[np.ndarray, int], np.ndarray] = reference.split_heads,
-    merge: Callable[[np.ndarray], np.ndarray] = reference.merge_heads,
-) -> Callable:
-    """The reference multi_head_attention with one step replaced."""
-
-    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None) -> Any:  # noqa: N803 - the handout's names
-        X, Wq, Wk, Wv, Wo = (np.asarray(a, dtype=float) for a in (X, Wq, Wk, Wv, Wo))
-        Q, K, V = (split(X @ W, n_heads) for W in (Wq, Wk, Wv))
-        d_model = X.shape[1]
-        s = _heads_scores(Q, K) / scale(d_model // n_heads, d_model)
-        if mask is not None:
-            s = masked(s, mask)
-        A = reference.softmax(s, axis=softmax_axis)
-        return project(merge(A @ V), Wo), A
-
-    return multi_head_attention
-
-
-def _mask_first_head(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    s = s.copy()
-    s[0] = np.where(mask, s[0], -np.inf)
-    return s
-
+HELPER_OF_THE_LAYER = {"consequence": _layer_right_as_it_is}
 
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
@@ -148,64 +149,72 @@ MISTAKES: tuple[Mistake, ...] = (
         "right but the numbers are not: reshape reads X row by row, so head 0 gets the first tokens' "
         "whole rows and tokens and heads are mixed. Reshape to (n, n_heads, d_head), which cuts each "
         "token's row into its heads, then move the heads axis first with .transpose(1, 0, 2) "
-        "(handout section 3, 'Why the transpose').",
+        "(handout section 3, 'Why the transpose').{consequence}",
         "split_heads",
-        (_split_reshape_only,),
+        (steps.split_reshape_only,),
+        **HELPER_OF_THE_LAYER,
     ),
     Mistake(
         "split_heads_interleaved",
         "split_heads gives head h every n_heads-th column (h, h + n_heads, ...) instead of the block "
         "h*d_head:(h+1)*d_head: reshaping to (n, d_head, n_heads) cuts each row the wrong way round. "
-        "Reshape to (n, n_heads, d_head), then .transpose(1, 0, 2) (handout section 3).",
+        "Reshape to (n, n_heads, d_head), then .transpose(1, 0, 2) (handout section 3).{consequence}",
         "split_heads",
         (_split_interleaved,),
+        **HELPER_OF_THE_LAYER,
     ),
     Mistake(
         "split_heads_tokens_first",
         "split_heads returns shape (n, n_heads, d_head): each token's row is cut into heads, but the "
         "heads axis must come first, (n_heads, n, d_head), so that H[h] is one head's (n, d_head) "
-        "matrix. Add .transpose(1, 0, 2) (handout section 3).",
+        "matrix: move it there with .transpose(1, 0, 2) (handout section 3).{consequence}",
         "split_heads",
         (_split_tokens_first,),
+        **HELPER_OF_THE_LAYER,
     ),
     Mistake(
         "merge_heads_no_transpose",
         "merge_heads reshapes H straight to (n, n_heads * d_head) without a transpose, so the rows of "
         "the result mix tokens and heads: row 0 holds head 0's first tokens instead of token 0 in every "
         "head. Move the tokens axis first with .transpose(1, 0, 2), then reshape to (n, n_heads * d_head) "
-        "(handout section 4, 'Merging the heads').",
+        "(handout section 4, 'Merging the heads').{consequence}",
         "merge_heads",
-        (_merge_reshape_only,),
+        (steps.merge_reshape_only,),
+        **HELPER_OF_THE_LAYER,
     ),
     Mistake(
         "merge_heads_interleaved",
         "merge_heads interleaves the heads' columns (head 0's first column, head 1's first column, ...) "
         "instead of putting head h in the block h*d_head:(h+1)*d_head: it transposes to (n, d_head, "
-        "n_heads) before reshaping. Use .transpose(1, 0, 2), to (n, n_heads, d_head) (handout section 4).",
+        "n_heads) before reshaping. Use .transpose(1, 0, 2), to (n, n_heads, d_head) (handout section 4)."
+        "{consequence}",
         "merge_heads",
         (_merge_interleaved,),
+        **HELPER_OF_THE_LAYER,
     ),
     Mistake(
         "merge_heads_stacks_tokens",
         "merge_heads stacks the heads on top of each other, (n_heads * n, d_head), as np.concatenate "
         "does along its default axis 0: heads must sit side by side, in columns, one row per token: "
-        "(n, n_heads * d_head), e.g. np.concatenate(list(H), axis=1) (handout section 4).",
+        "(n, n_heads * d_head), e.g. np.concatenate(list(H), axis=1) (handout section 4).{consequence}",
         "merge_heads",
         (_merge_stacks_tokens,),
+        **HELPER_OF_THE_LAYER,
     ),
+    # multi_head_attention's mistakes are steps of steps.py: their words come from the step found.
     Mistake(
         "mha_reshape_without_transpose",
-        "multi_head_attention splits or merges the heads with reshape alone instead of calling your "
-        "split_heads and merge_heads, so tokens and heads are mixed inside the attention. Call "
-        "split_heads on X @ Wq, X @ Wk and X @ Wv, and merge_heads on the heads' outputs "
-        "(handout sections 3 and 4).",
+        "multi_head_attention {words}. Reshape reads an array row by row, so without the transpose it cuts the "
+        "wrong numbers into heads: call split_heads on X @ Wq, X @ Wk and X @ Wv and merge_heads on A @ V, or "
+        "reshape to (n, n_heads, d_head) and transpose (handout sections 3 and 4).",
         "multi_head_attention",
-        (
-            _mha_with(split=_split_reshape_only, merge=_merge_reshape_only),
-            _mha_with(split=_split_reshape_only),
-            _mha_with(merge=_merge_reshape_only),
-        ),
-        builds_on=("split_heads", "merge_heads"),
+    ),
+    Mistake(
+        "mha_projections_transposed",
+        "multi_head_attention projects with a transposed weight ({words}): Q = X @ Wq, K = X @ Wk, V = X @ Wv "
+        "and out = merge_heads(A @ V) @ Wo, as the handout's shapes table says. Square weights fit either way, "
+        "so only the numbers show it (handout section 2).",
+        "multi_head_attention",
     ),
     Mistake(
         "mha_scale_d_model",
@@ -213,8 +222,6 @@ MISTAKES: tuple[Mistake, ...] = (
         "d_head = d_model // n_heads terms, so the scale is sqrt(d_head) (handout section 5, "
         "'The scale is per head').",
         "multi_head_attention",
-        (_mha_with(scale=lambda d_head, d_model: np.sqrt(d_model)),),
-        builds_on=("split_heads", "merge_heads"),
     ),
     Mistake(
         "mha_missing_scale",
@@ -222,26 +229,39 @@ MISTAKES: tuple[Mistake, ...] = (
         "than the lesson's head makes them. Each head is softmax(Q_h K_h^T / sqrt(d_head)) V_h "
         "(handout section 5, and the lesson's 'Why divide by sqrt(d_k)?').",
         "multi_head_attention",
-        (_mha_with(scale=lambda d_head, d_model: 1.0),),
-        builds_on=("split_heads", "merge_heads"),
     ),
     Mistake(
         "mha_scale_by_d_head",
         "multi_head_attention divides the scores by d_head instead of sqrt(d_head). A dot product of "
         "d_head unit-variance terms has standard deviation sqrt(d_head) (handout section 5).",
         "multi_head_attention",
-        (_mha_with(scale=lambda d_head, d_model: float(d_head)),),
-        builds_on=("split_heads", "merge_heads"),
+    ),
+    Mistake(
+        "mha_scale_precedence",
+        "multi_head_attention divides the scores by {words}. Write the scale so it is sqrt(d_head): "
+        "scores / np.sqrt(d_head), or scores * d_head ** -0.5 (handout section 5).",
+        "multi_head_attention",
+    ),
+    Mistake(
+        "mha_scale_wrong_dim",
+        "multi_head_attention divides the scores by {words}, where each head divides by sqrt(d_head), the width of "
+        "its own queries, d_head = d_model // n_heads (handout section 5).",
+        "multi_head_attention",
     ),
     Mistake(
         "mha_softmax_wrong_axis",
-        "multi_head_attention takes softmax along the wrong axis of the (n_heads, n, n) scores: over "
-        "the heads (axis 0) or over the queries (axis 1), so the rows of A do not sum to 1. Each row, "
-        "one query of one head, is a distribution over the keys: softmax(scores, axis=-1) "
+        "multi_head_attention takes softmax {words} of the (n_heads, n, n) scores, so the rows of A do not sum "
+        "to 1. Each row, one query of one head, is a distribution over the keys: softmax(scores, axis=-1) "
         "(handout section 2, the shapes table).",
         "multi_head_attention",
-        (_mha_with(softmax_axis=0), _mha_with(softmax_axis=1)),
-        builds_on=("split_heads", "merge_heads"),
+    ),
+    Mistake(
+        "mha_softmax_no_keepdims",
+        "The softmax multi_head_attention uses takes {words}: on (n_heads, n, n) scores an (n_heads, n) max or "
+        "sum lines up with the last two axes instead of the rows, so it raises unless n_heads equals n (or one "
+        "of them is 1), and gives wrong weights when it does not raise. Keep the axis: "
+        "s.max(axis=-1, keepdims=True) and e.sum(axis=-1, keepdims=True), as the template's softmax does.",
+        "multi_head_attention",
     ),
     Mistake(
         "mha_no_output_projection",
@@ -249,18 +269,27 @@ MISTAKES: tuple[Mistake, ...] = (
         "the heads' outputs into one d_model-wide output: out = merge_heads(A @ V) @ Wo "
         "(handout section 4, 'Wo mixes the heads').",
         "multi_head_attention",
-        (_mha_with(project=lambda merged, Wo: merged),),
-        builds_on=("split_heads", "merge_heads"),
+    ),
+    Mistake(
+        "mha_weights_averaged",
+        "multi_head_attention returns the heads' weights averaged into one (n, n) matrix. A holds every head's "
+        "own weights, shape (n_heads, n, n): A[h] is head h's (handout section 2, the shapes table).",
+        "multi_head_attention",
+    ),
+    Mistake(
+        "mha_default_causal",
+        "multi_head_attention applies a causal mask when no mask is given: with mask=None every token may "
+        "attend to every token, later ones too. Mask only when a mask is passed: if mask is not None "
+        "(handout section 6).",
+        "multi_head_attention",
     ),
     Mistake(
         "mha_mask_one_head",
-        "multi_head_attention applies the mask to the first head only; the other heads still see every "
+        "multi_head_attention applies the mask to {words}; the other heads still see every "
         "token, the future too. The one (n, n) mask holds for every head: np.where(mask, scores, -np.inf) "
         "on the (n_heads, n, n) scores broadcasts it over the heads (handout section 6, 'One mask for "
         "every head').",
         "multi_head_attention",
-        (_mha_with(masked=_mask_first_head),),
-        builds_on=("split_heads", "merge_heads"),
     ),
     Mistake(
         "mha_mask_ignored",
@@ -268,19 +297,110 @@ MISTAKES: tuple[Mistake, ...] = (
         "head from seeing the future (handout section 6: scores = np.where(mask, scores, -np.inf) before "
         "softmax, in every head).",
         "multi_head_attention",
-        (_mha_with(masked=lambda s, m: s),),
-        builds_on=("split_heads", "merge_heads"),
+    ),
+    Mistake(
+        "mha_mask_inverted",
+        "multi_head_attention reads the mask the other way round, True as blocked. Here, as in the lesson, "
+        "mask[i, j] == True means token i may attend to token j, and the scores where it is False become -inf: "
+        "np.where(mask, scores, -np.inf) (handout section 6). Some libraries use True for blocked; this "
+        "assignment does not.",
+        "multi_head_attention",
+    ),
+    Mistake(
+        "mha_mask_large_negative",
+        "multi_head_attention sets the masked scores to {words} instead of -inf. Their weights still come out 0 "
+        "while a row keeps a key, but a row whose every key is masked gets weights that sum to 1 where it must "
+        "be nan, the sign that no key is left: np.where(mask, scores, -np.inf) (handout section 6).",
+        "multi_head_attention",
+    ),
+    Mistake(
+        "mha_mask_zero_fill",
+        "multi_head_attention sets the masked scores to 0 instead of -inf: exp(0) is not 0, so the masked "
+        "tokens keep weight. np.where(mask, scores, -np.inf) makes their weight exactly 0 (handout section 6).",
+        "multi_head_attention",
+    ),
+    Mistake(
+        "mha_mask_added_not_filled",
+        "multi_head_attention adds the bool mask to the scores as numbers: that adds 1 where a token may attend "
+        "and 0 where it may not, so nothing is masked. The mask says which scores become -inf: "
+        "np.where(mask, scores, -np.inf) (handout section 6).",
+        "multi_head_attention",
+    ),
+    Mistake(
+        "mha_mask_after_softmax",
+        "multi_head_attention zeroes the masked weights after softmax instead of masking the scores before it, "
+        "so the rows of A no longer sum to 1. Mask the scores, np.where(mask, scores, -np.inf), then take "
+        "softmax (handout section 6).",
+        "multi_head_attention",
     ),
     Mistake(
         "mha_mutates_inputs",
         "multi_head_attention changes the arrays it is given (an in-place operation such as Wq /= ... "
         "or X.shape = ... on an argument), so the caller's X or weights are different after the call, "
         "and calling it twice gives two answers. Compute new arrays instead: X @ Wq / np.sqrt(d_head) "
-        "leaves both alone.",
+        "leaves both alone (handout section 8).",
         "multi_head_attention",
         shows_in=changes_its_inputs,
         beside_answers=True,
     ),
 )
 
-KNOWN = Mistakes(probes=PROBES, reference=REFERENCE, mistakes=MISTAKES)
+
+# -- multi_head_attention read step by step ---------------------------------------------------
+
+
+def _answering(call: Callable[[Probe], Answer], function: str) -> StudentCall:
+    """The head's own ``function``, called by the diagnosis: its answer, or RAISED."""
+    return remembered(lambda *args: call(Probe(function, args)).value)
+
+
+def _infer_layer(got: list[Answer], call: Callable[[Probe], Answer], helpers: str, standing: Mapping[str, str]) -> Finding:
+    """multi_head_attention's wrong steps, with the student's own split_heads and merge_heads
+    among the ways it may split and merge (where they answer); else, around helpers that are
+    right, what its answers show."""
+    values = values_read(got)
+    probes = [probe.args for probe in PROBES["multi_head_attention"]]
+    own = {name: _answering(call, name) if standing.get(name) != UNREADABLE else None for name in ("split_heads", "merge_heads")}
+    model = steps.model(own["split_heads"], own["merge_heads"], UNMASKED, MASKED)
+    explained = explain(model, probes, values)
+    wrong = shared_wrong(explained)
+    if wrong is not None:
+        return finding(wrong, "multi_head_attention")
+    if explained or helpers != RIGHT:  # right around its helpers, or they may be what its answers show
+        return Finding([], [])
+    return Finding([], steps.observed(probes, values))
+
+
+def _infer_helper(function: str) -> Callable[..., Finding]:
+    """What split_heads or merge_heads gives where no known mistake explains it: one true sentence."""
+
+    def inferred(got: list[Answer], call: Callable[[Probe], Answer], helpers: str, standing: Mapping[str, str]) -> Finding:
+        probes = [probe.args for probe in PROBES[function]]
+        return Finding([], steps.helper_observed(function, probes, values_read(got), REFERENCE[function]))
+
+    return inferred
+
+
+def _lesson_layer(split_heads: StudentCall, merge_heads: StudentCall) -> Callable:
+    """The handout's multi_head_attention, calling the student's split_heads and merge_heads."""
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803 - the handout's names
+        Q, K, V = (np.asarray(split_heads(X @ W, n_heads), dtype=float) for W in (Wq, Wk, Wv))
+        heads, A = reference.attention(Q, K, V, mask)
+        return np.asarray(merge_heads(heads), dtype=float) @ Wo, A
+
+    return multi_head_attention
+
+
+KNOWN = Mistakes(
+    probes=PROBES,
+    reference=REFERENCE,
+    mistakes=MISTAKES,
+    helpers={"multi_head_attention": ("split_heads", "merge_heads")},
+    over_helpers={"multi_head_attention": lambda student: [_lesson_layer(student("split_heads"), student("merge_heads"))]},
+    inferred={
+        "split_heads": _infer_helper("split_heads"),
+        "merge_heads": _infer_helper("merge_heads"),
+        "multi_head_attention": _infer_layer,
+    },
+)

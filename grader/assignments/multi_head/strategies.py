@@ -99,6 +99,17 @@ def masked_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
     return (*_projections(source, n, n_heads * d_head), n_heads, source.mask(n, n))
 
 
+@st.composite
+def one_row_fully_masked(draw: st.DrawFn) -> tuple[Any, ...]:
+    """``(X, Wq, Wk, Wv, Wo, n_heads, mask)`` for at least 2 tokens, exactly one query's row of the mask all False."""
+    n, n_heads, d_head = _sizes(draw, min_n=2, min_heads=1, max_heads=MAX_HEADS, min_width=1)
+    source = arrays(draw)
+    inputs = _projections(source, n, n_heads * d_head)
+    mask = source.mask(n, n)
+    mask[draw(sides(n)) - 1] = False
+    return (*inputs, n_heads, mask)
+
+
 def one_of_masks() -> st.SearchStrategy[tuple[Any, ...]]:
     """Inputs with a causal or an arbitrary mask."""
     return st.one_of(causal_inputs(), masked_inputs())

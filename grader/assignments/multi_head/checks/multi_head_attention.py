@@ -91,8 +91,8 @@ def test_scale(submission, inputs):
     _, A = expect.pair(submission.multi_head_attention(*inputs), CALL)
     _, expected_A = reference.multi_head_attention(*inputs)
     d_model = X.shape[1]
-    scale = f"sqrt(d_head = {d_model // n_heads}) (not sqrt(d_model = {d_model}))"
-    expect.close(A, expected_A, f"A, whose scores the handout divides by {scale},")
+    d_head = d_model // n_heads
+    expect.close(A, expected_A, f"A, whose scores the handout divides by sqrt(d_head) = sqrt({d_head}) = {np.sqrt(d_head):.4g},")
 
 
 @check(inputs=strategies.multi_head_inputs())
@@ -150,6 +150,27 @@ def test_arbitrary_mask(submission, inputs):
     """Any (n, n) mask keeping a key per query is applied to the scores of every head, before softmax."""
     got = expect.pair(submission.multi_head_attention(*inputs), MASKED_CALL)
     expect.same_attention(got, reference.multi_head_attention(*inputs))
+
+
+@check(inputs=strategies.one_row_fully_masked())
+def test_fully_masked_row_nan(submission, inputs):
+    """A query whose every key is masked has nan weights in every head (the lesson's -inf gives 0/0), and only
+    there: the other rows of A, and of out, stay the reference's."""
+    X, Wq, Wk, Wv, Wo, n_heads, mask = inputs
+    out, A = expect.pair(submission.multi_head_attention(*inputs), MASKED_CALL)
+    n = mask.shape[0]
+    expect.shape(A, (n_heads, n, n), "A")
+    dead = ~mask.any(axis=1)
+    row = int(np.argmax(dead))
+    expect.holds(
+        bool(np.isnan(A[:, row]).all()),
+        f"row {row} of the mask is all False, so A[:, {row}] (that row in every head) should be all nan",
+        got=A,
+    )
+    expected_out, expected_A = reference.multi_head_attention(*inputs)
+    expect.close(A[:, ~dead], expected_A[:, ~dead], "the rows of A, in every head, whose queries have unmasked keys")
+    expect.shape(out, expected_out.shape, "out")
+    expect.close(out[~dead], expected_out[~dead], "the rows of out whose queries have unmasked keys")
 
 
 @check(inputs_order=strategies.permuted_inputs())

@@ -1,6 +1,6 @@
 """merge_heads reshapes without transposing, and multi_head_attention forgets Wo."""
 # must-fail: split_merge.merge_columns, split_merge.round_trip, multi_head_attention.output_projection, multi_head_attention.worked_example, multi_head_attention.matches_reference
-# diagnosis: merge_heads_no_transpose
+# diagnosis: merge_heads_no_transpose, mha_no_output_projection
 
 import numpy as np
 

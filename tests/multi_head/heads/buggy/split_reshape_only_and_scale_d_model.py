@@ -1,7 +1,7 @@
-"""split_heads reshapes without transposing, and multi_head_attention scales by sqrt(d_model): only
-the split is named, since multi_head_attention builds on it."""
+"""split_heads reshapes without transposing, and multi_head_attention scales by sqrt(d_model): both are
+named, the scale read through the student's own split_heads."""
 # must-fail: split_merge.split_columns, split_merge.round_trip, multi_head_attention.scale, multi_head_attention.worked_example, multi_head_attention.matches_reference
-# diagnosis: split_heads_reshape_only
+# diagnosis: split_heads_reshape_only, mha_scale_d_model
 
 import numpy as np
 

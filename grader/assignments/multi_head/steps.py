@@ -1,0 +1,306 @@
+"""multi_head_attention as the handout's steps, each with the ways students take it.
+
+The layer is searched by :mod:`grader.diagnoses.search` in three stages:
+
+1. the weights A, on unmasked probes: how Q, K and V are projected (``X @ W``,
+   ``X @ W.T``), how they are split into heads (the student's own ``split_heads``, the
+   handout's split written inline, or an inline reshape with no transpose), the divisor
+   (sqrt(d_head), sqrt(d_model), 1, d_head, the ``** -1/2`` and ``** 1/2`` slips, sqrt(n),
+   sqrt(n_heads)), the softmax (along the keys, the heads or the queries, a max or a sum
+   without keepdims), a causal mask when none is given, and what is returned as A (the
+   stack, or its mean over the heads);
+2. the output, on the same probes: how the heads are merged (the student's own
+   ``merge_heads``, the handout's merge inline, an inline reshape with no transpose) and
+   what Wo does (applied, left out, transposed);
+3. the mask, on masked probes (one with a fully masked row): which positions each head
+   lets through (the mask as given, inverted, ignored, in the first or the last head
+   only) and what the others become (-inf, 0, -1e9 or the smallest float filled or
+   added, the mask added as numbers, zero weight after softmax).
+
+Because the student's own helpers are ways of the split and merge steps, a mistake of
+``multi_head_attention`` is named behind a wrong ``split_heads`` or ``merge_heads`` that it
+calls: those are named where they are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from grader.assignments.multi_head import reference
+from grader.diagnoses.inference import Step, ok
+from grader.diagnoses.search import Model, Stage, Table, Ways
+
+# How X and a weight make one of Q, K, V.
+PROJECTIONS: Table = {
+    ok("X @ W"): lambda X, W: X @ W,
+    Step("X @ W.T", "mha_projections_transposed"): lambda X, W: X @ W.T,
+}
+
+
+def split_inline(P: np.ndarray, n_heads: int) -> np.ndarray:
+    n, d_model = P.shape
+    return P.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def split_reshape_only(P: np.ndarray, n_heads: int) -> np.ndarray:
+    n, d_model = P.shape
+    return P.reshape(n_heads, n, d_model // n_heads)
+
+
+def merge_inline(H: np.ndarray) -> np.ndarray:
+    n_heads, n, d_head = H.shape
+    return H.transpose(1, 0, 2).reshape(n, n_heads * d_head)
+
+
+def merge_reshape_only(H: np.ndarray) -> np.ndarray:
+    n_heads, n, d_head = H.shape
+    return H.reshape(n, n_heads * d_head)
+
+
+CALLS_SPLIT = ok("split_heads")
+CALLS_MERGE = ok("merge_heads")
+SPLIT_RESHAPED = Step(
+    "splits the projections into heads with reshape alone, no transpose, so each head's queries and keys mix tokens "
+    "and heads, and its weights A are wrong", "mha_reshape_without_transpose",
+)
+MERGE_RESHAPED = Step(
+    "merges the heads' outputs with reshape alone, no transpose: its weights A are right, but each row of out mixes "
+    "tokens and heads", "mha_reshape_without_transpose",
+)
+
+
+def splits(split_heads: Callable[..., Any] | None) -> Table:
+    """The ways of splitting: the handout's split inline, the student's own (when given), a reshape alone."""
+    ways: dict[Step, Any] = {ok("the handout's split"): split_inline}
+    if split_heads is not None:
+        ways[CALLS_SPLIT] = split_heads
+    return ways | {SPLIT_RESHAPED: split_reshape_only}
+
+
+def merges(merge_heads: Callable[..., Any] | None) -> Table:
+    ways: dict[Step, Any] = {ok("the handout's merge"): merge_inline}
+    if merge_heads is not None:
+        ways[CALLS_MERGE] = merge_heads
+    return ways | {MERGE_RESHAPED: merge_reshape_only}
+
+
+# The divisor of the scores, in the sizes of a call: d_head, d_model, n (tokens), n_heads.
+SCALES: Table = {
+    ok("sqrt(d_head)"): lambda dh, dm, n, h: np.sqrt(dh),
+    Step("sqrt(d_model), the width of X, not of a head", "mha_scale_d_model"): lambda dh, dm, n, h: np.sqrt(dm),
+    Step("1: the scores are not scaled", "mha_missing_scale"): lambda dh, dm, n, h: 1.0,
+    Step("d_head", "mha_scale_by_d_head"): lambda dh, dm, n, h: float(dh),
+    # scores * d_head ** -1/2 is scores * (1 / d_head) / 2: ** binds before / .
+    Step("2·d_head, as scores * d_head ** -1/2 computes (** binds before /, so that is (1 / d_head) / 2)",
+         "mha_scale_precedence"): lambda dh, dm, n, h: 2.0 * dh,
+    Step("d_head / 2, as scores / d_head ** 1/2 computes (** binds before /, so that is d_head / 2)",
+         "mha_scale_precedence"): lambda dh, dm, n, h: dh / 2,
+    Step("sqrt(n), the number of tokens", "mha_scale_wrong_dim"): lambda dh, dm, n, h: np.sqrt(n),
+    Step("sqrt(n_heads), the number of heads", "mha_scale_wrong_dim"): lambda dh, dm, n, h: np.sqrt(h),
+}
+
+
+def _softmax(axis: int, max_keepdims: bool = True, sum_keepdims: bool = True) -> Callable[[np.ndarray], np.ndarray]:
+    def softmax(s: np.ndarray) -> np.ndarray:
+        e = np.exp(s - s.max(axis=axis, keepdims=max_keepdims))
+        return e / e.sum(axis=axis, keepdims=sum_keepdims)
+
+    return softmax
+
+
+SOFTMAXES: Table = {
+    ok("along the keys, the last axis"): _softmax(-1),
+    Step("over the heads, axis 0", "mha_softmax_wrong_axis"): _softmax(0),
+    Step("over the queries, axis 1", "mha_softmax_wrong_axis"): _softmax(1),
+    Step("the max without keepdims", "mha_softmax_no_keepdims"): _softmax(-1, max_keepdims=False),
+    Step("the sum without keepdims", "mha_softmax_no_keepdims"): _softmax(-1, sum_keepdims=False),
+    Step("the max and the sum without keepdims", "mha_softmax_no_keepdims"): _softmax(-1, False, False),
+}
+DEFAULT_MASKS: Table = {
+    ok("no mask when none is given"): False,
+    Step("a causal mask when none is given", "mha_default_causal"): True,
+}
+WEIGHTS: Table = {
+    ok("every head's weights, (n_heads, n, n)"): lambda A: A,
+    Step("the heads' weights averaged, one (n, n) matrix", "mha_weights_averaged"): lambda A: A.mean(axis=0),
+}
+OUTPUTS: Table = {
+    ok("@ Wo"): lambda merged, Wo: merged @ Wo,
+    Step("Wo left out", "mha_no_output_projection"): lambda merged, Wo: merged,
+    Step("@ Wo.T", "mha_projections_transposed"): lambda merged, Wo: merged @ Wo.T,
+}
+
+
+def _one_head(index: int) -> Callable[[np.ndarray, tuple[int, ...]], np.ndarray]:
+    def reading(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        allowed = np.ones(shape, dtype=bool)
+        allowed[index] = np.asarray(mask, dtype=bool)
+        return allowed
+
+    return reading
+
+
+# Which positions each head lets through, from the mask given (True: may attend), for scores of ``shape``.
+READINGS: Table = {
+    ok("the mask as given"): lambda m, shape: np.broadcast_to(np.asarray(m, dtype=bool), shape),
+    Step("the mask inverted (True read as blocked)", "mha_mask_inverted"): (
+        lambda m, shape: np.broadcast_to(~np.asarray(m, dtype=bool), shape)
+    ),
+    Step("no mask: it is ignored", "mha_mask_ignored"): lambda m, shape: np.ones(shape, dtype=bool),
+    Step("the mask in the first head only", "mha_mask_one_head"): _one_head(0),
+    Step("the mask in the last head only", "mha_mask_one_head"): _one_head(-1),
+}
+AFTER_SOFTMAX = Step("zero weight after softmax, not renormalised", "mha_mask_after_softmax")
+# What the scores of the positions not let through become, before softmax.
+FILLS: Table = {
+    ok("-inf"): lambda s, allowed: np.where(allowed, s, -np.inf),
+    Step("0", "mha_mask_zero_fill"): lambda s, allowed: np.where(allowed, s, 0.0),
+    Step("-1e9", "mha_mask_large_negative"): lambda s, allowed: np.where(allowed, s, -1e9),
+    Step("-1e9 added", "mha_mask_large_negative"): lambda s, allowed: s + np.where(allowed, 0.0, -1e9),
+    Step("the smallest float, np.finfo(float).min", "mha_mask_large_negative"): (
+        lambda s, allowed: np.where(allowed, s, np.finfo(s.dtype).min)
+    ),
+    Step("the mask added to the scores as numbers", "mha_mask_added_not_filled"): lambda s, allowed: s + allowed,
+    AFTER_SOFTMAX: None,
+}
+
+
+def layer(ways: Ways, X: np.ndarray, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, Wo: np.ndarray,  # noqa: N803
+          n_heads: int, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """multi_head_attention made one way of every step."""
+    project, split = ways["projection"], ways["split"]
+    Q, K, V = (np.asarray(split(project(X, W), n_heads), dtype=float) for W in (Wq, Wk, Wv))
+    n, d_model = X.shape
+    s = Q @ np.swapaxes(K, -1, -2) / ways["scale"](d_model // n_heads, d_model, n, n_heads)
+    allowed = None
+    if mask is not None:
+        allowed = ways["reading"](mask, s.shape)
+    elif ways["default_mask"]:
+        allowed = np.broadcast_to(np.tril(np.ones(s.shape[-2:], dtype=bool)), s.shape)
+    fill = ways["fill"]
+    if allowed is not None and fill is not None:
+        s = fill(s, allowed)
+    A = ways["softmax"](s)
+    if allowed is not None and fill is None:
+        A = np.where(allowed, A, 0.0)
+    merged = np.asarray(ways["merge"](A @ V), dtype=float)
+    return ways["output"](merged, Wo), ways["weights"](A)
+
+
+def _weights(answer: Any) -> Any:
+    return answer[1] if isinstance(answer, tuple) and len(answer) == 2 else answer
+
+
+def model(split_heads: Callable[..., Any] | None, merge_heads: Callable[..., Any] | None,
+          unmasked: tuple[int, ...], masked: tuple[int, ...]) -> Model:
+    """The layer's model around the student's own helpers (None: not read), searched on the
+    probes ``unmasked`` and ``masked`` (indices)."""
+    return Model(
+        tables={
+            "projection": PROJECTIONS, "split": splits(split_heads), "scale": SCALES, "softmax": SOFTMAXES,
+            "default_mask": DEFAULT_MASKS, "weights": WEIGHTS,
+            "merge": merges(merge_heads), "output": OUTPUTS,
+            "reading": READINGS, "fill": FILLS,
+        },
+        stages=(
+            Stage(("projection", "split", "scale", "softmax", "default_mask", "weights"), unmasked, _weights),
+            Stage(("merge", "output"), unmasked),
+            Stage(("reading", "fill"), masked),
+        ),
+        compute=layer,
+    )
+
+
+STEP_IDS = frozenset(
+    step.mistake for table in (PROJECTIONS, SCALES, SOFTMAXES, DEFAULT_MASKS, WEIGHTS, OUTPUTS, READINGS, FILLS)
+    for step in table if step.mistake
+) | {"mha_reshape_without_transpose"}
+
+
+# -- what the answers show, where no way of the steps explains them ---------------------------
+
+
+def _array(value: Any) -> np.ndarray | None:
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return array
+
+
+def _listed(array: np.ndarray) -> str:
+    return np.array2string(np.round(array, 4), separator=", ").replace("\n", "")
+
+
+def observed(probes: list[tuple], values: list[Any]) -> list[str]:
+    """One or two true sentences on what multi_head_attention answered, for a layer whose
+    helpers are right and whose answers no way of the steps explains."""
+    answered = [(args, value) for args, value in zip(probes, values) if not isinstance(value, str)]
+    for args, value in answered:
+        if not (isinstance(value, tuple) and len(value) == 2):
+            return [f"multi_head_attention returns {type(value).__name__}, not the pair (out, A) (handout section 2)."]
+    for args, (out, A) in answered:
+        X, n_heads = args[0], args[5]
+        n, d_model = X.shape
+        out, A = _array(out), _array(A)
+        if A is None or A.shape != (n_heads, n, n):
+            shape = "no array" if A is None else f"shape {A.shape}"
+            return [f"multi_head_attention's A has {shape} for X of shape {X.shape} and n_heads = {n_heads}, where "
+                    f"it holds one (n, n) weight matrix per head, (n_heads, n, n) = {(n_heads, n, n)}."]
+        if out is None or out.shape != (n, d_model):
+            shape = "no array" if out is None else f"shape {out.shape}"
+            return [f"multi_head_attention's out has {shape} for X of shape {X.shape}, where it has X's shape, (n, d_model)."]
+    wrong_weights = []
+    for index, (args, value) in enumerate(zip(probes, values)):
+        if isinstance(value, str):
+            continue
+        A, want_A = _array(value[1]), reference.multi_head_attention(*args)[1]
+        if not close_enough(A, want_A):
+            wrong_weights.append(index)
+            if len(args) < 7 and np.all(np.isfinite(A)) and not np.allclose(A.sum(axis=-1), 1.0, atol=1e-4):
+                sums = _listed(A.sum(axis=-1)[0])
+                return [f"the rows of multi_head_attention's A do not sum to 1 without a mask (head 0's rows sum to {sums} "
+                        f"for X of shape {args[0].shape}, n_heads = {args[5]}): each row is a softmax over the keys."]
+    if not wrong_weights:
+        return ["multi_head_attention's weights A are right on every input the diagnosis tried, but out is not "
+                "merge_heads(A @ V) @ Wo of them (handout section 4)."]
+    if all(len(probes[index]) == 7 for index in wrong_weights):
+        return ["multi_head_attention's weights A are right without a mask but not with one: the mask decides which "
+                "scores become -inf before softmax, in every head (handout section 6)."]
+    first = next(index for index in wrong_weights if len(probes[index]) < 7)
+    args = probes[first]
+    A, want_A = _array(values[first][1]), reference.multi_head_attention(*args)[1]
+    head, row = next((h, i) for h in range(A.shape[0]) for i in range(A.shape[1]) if not close_enough(A[h, i], want_A[h, i]))
+    return [f"multi_head_attention's weights differ from the handout's without a mask: for X of shape {args[0].shape} "
+            f"and n_heads = {args[5]}, head {head}'s row {row} is {_listed(A[head, row])}, where softmax(Q_h K_h^T / "
+            f"sqrt(d_head)) gives {_listed(want_A[head, row])} (handout section 2)."]
+
+
+def close_enough(got: np.ndarray | None, want: np.ndarray) -> bool:
+    return got is not None and got.shape == want.shape and bool(np.allclose(got, want, rtol=1e-4, atol=1e-5, equal_nan=True))
+
+
+def helper_observed(function: str, probes: list[tuple], values: list[Any], reference: Callable[..., Any]) -> list[str]:
+    """What split_heads or merge_heads gave on the first input where it is wrong, beside what it should give."""
+    for args, value in zip(probes, values):
+        if isinstance(value, str):
+            continue
+        want = reference(*args)
+        got = _array(value)
+        if close_enough(got, want):
+            continue
+        given = f"X of shape {args[0].shape} and n_heads = {args[1]}" if function == "split_heads" else f"H of shape {args[0].shape}"
+        if got is None or got.shape != want.shape:
+            shape = f"a {type(value).__name__}" if got is None else f"shape {got.shape}"
+            return [f"{function} returns {shape} for {given}, where it returns shape {want.shape}."]
+        if function == "split_heads":
+            head = next(h for h in range(want.shape[0]) if not close_enough(got[h], want[h]))
+            d_head = want.shape[2]
+            return [f"split_heads gives head {head} = {_listed(got[head])} for X = {_listed(args[0])} and n_heads = "
+                    f"{args[1]}, where head {head} is X[:, {head * d_head}:{(head + 1) * d_head}] = {_listed(want[head])}."]
+        return [f"merge_heads gives {_listed(got)} for H = {_listed(args[0])}, where each token's row holds its heads "
+                f"side by side: {_listed(want)}."]
+    return []

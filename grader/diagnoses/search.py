@@ -1,0 +1,140 @@
+"""The step search: a function read as the lesson's steps, each with the ways students take it.
+
+An assignment declares a function's :class:`Model`: named step tables (each maps a
+:class:`~grader.diagnoses.inference.Step` to what that way does, the lesson's way first),
+a ``compute`` that makes the function's answer from one way of every step, and the
+stages the tables are searched in. :func:`explain` then finds every combination of ways
+that reproduces each of the head's answers:
+
+- a stage adds its tables to the combinations that survived the stages before it, and
+  keeps those that give the head's answer (or the part of it the stage compares) on the
+  stage's probes; a step whose table is not chosen yet takes the lesson's way. So a model
+  whose early stages read what the later steps cannot change (the weights before the
+  output, unmasked calls before masked ones) searches a product of thousands of ways in
+  a few hundred calls;
+- a probe the head raised on proves nothing of a step (the head may fail after the part
+  the stage reads), but a combination that raises exactly where the head raised explains
+  more of its answers than one that does not, and is preferred.
+
+A table's ways may call the student's own helpers (those the function calls in the
+lesson): the model is then built per head, around :func:`remembered` calls of them. What
+the explanations have in common is what :func:`grader.diagnoses.inference.shared_wrong`
+names, so a step is named only when every explanation has it wrong the same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grader.diagnoses.inference import RAISED, Step, close, evaluate, lesson, refused
+
+Table = Mapping[Step, Any]
+# One way of every step, by table name: what ``compute`` is given (the tables' values).
+Ways = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Tables searched together, the probes (by index) that tell their ways apart, and the
+    part of an answer they read (None: all of it)."""
+
+    tables: tuple[str, ...]
+    probes: tuple[int, ...]
+    part: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Model:
+    """A function as steps: its tables, the stages they are searched in (every table in one
+    stage), and ``compute(ways, *args)``, the function's answer made one way."""
+
+    tables: Mapping[str, Table]
+    stages: tuple[Stage, ...]
+    compute: Callable[..., Any]
+
+    def answer(self, chosen: Mapping[str, Step], args: tuple) -> Any:
+        """What the combination ``chosen`` answers to ``args`` (RAISED where it raises); the
+        tables not chosen take the lesson's way."""
+        ways = {name: table[chosen[name]] if name in chosen else table[lesson(dict(table))] for name, table in self.tables.items()}
+        return evaluate(lambda *given: self.compute(ways, *given), args)
+
+    def order(self) -> tuple[str, ...]:
+        return tuple(name for stage in self.stages for name in stage.tables)
+
+
+def explain(model: Model, probes: Sequence[tuple], values: Sequence[Any]) -> list[tuple[Step, ...]]:
+    """Every combination of ways (a step per table, in the stages' order) that gives each
+    value the head answered on the probes (``values[i]`` to ``probes[i]``; a value that is a
+    string is a raise, and proves nothing)."""
+    alive: list[dict[str, Step]] = [{}]
+    answers: dict[tuple[tuple[Step, ...], int], Any] = {}
+
+    def answer(chosen: dict[str, Step], index: int) -> Any:
+        key = (tuple(chosen.get(name) for name in model.tables), index)
+        if key not in answers:
+            answers[key] = model.answer(chosen, probes[index])
+        return answers[key]
+
+    for stage in model.stages:
+        grown = []
+        for so_far in alive:
+            for ways in itertools.product(*(model.tables[name] for name in stage.tables)):
+                chosen = {**so_far, **dict(zip(stage.tables, ways))}
+                if all(_fits(answer(chosen, i), values[i], stage.part) for i in stage.probes):
+                    grown.append(chosen)
+        alive = grown
+    every = range(len(probes))
+    alike = [chosen for chosen in alive if all(
+        isinstance(answer(chosen, i), str) == isinstance(values[i], str) for i in every if not refused(values[i])
+    )]
+    order = model.order()
+    return [tuple(chosen[name] for name in order) for chosen in alike or alive]
+
+
+def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None) -> bool:
+    if isinstance(got, str):  # the head raised: nothing to compare
+        return True
+    if isinstance(want, str):
+        return False
+    if part is not None:
+        want, got = part(want), part(got)
+    return same_value(got, want)
+
+
+def same_value(got: Any, want: Any) -> bool:
+    """Equal within the checks' tolerance: arrays of one shape, or tuples of them part by part."""
+    if isinstance(got, (tuple, list)) or isinstance(want, (tuple, list)):
+        return (
+            isinstance(got, (tuple, list)) and isinstance(want, (tuple, list)) and len(got) == len(want)
+            and all(same_value(a, b) for a, b in zip(got, want))
+        )
+    if got is None or want is None:
+        return got is None and want is None
+    return close(got, want)
+
+
+def remembered(call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call`` (a student's helper) answering each list of arguments once: many ways of
+    the steps before it give it the same arrays. A call that raised gives RAISED, and a
+    way that needs its value raises in turn."""
+    seen: dict[tuple, Any] = {}
+
+    def once(*args: Any) -> Any:
+        key = tuple(
+            (arg.shape, arg.dtype.str, arg.tobytes()) if isinstance(arg, np.ndarray) else ("value", repr(arg)) for arg in args
+        )
+        if key not in seen:
+            seen[key] = call(*args)
+        if isinstance(seen[key], str):
+            raise ValueError(f"the student's helper raised ({seen[key]})")
+        return seen[key]
+
+    return once
+
+
+__all__ = ["RAISED", "Model", "Stage", "Table", "Ways", "explain", "remembered", "same_value"]

@@ -1,0 +1,34 @@
+"""multi_head_attention masks causally when no mask is given (a decoder's habit)."""
+# must-fail: multi_head_attention.worked_example, multi_head_attention.one_head, multi_head_attention.per_head, multi_head_attention.scale, multi_head_attention.permutation_equivariance, multi_head_attention.matches_reference
+# diagnosis: mha_default_causal
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def split_heads(X, n_heads):
+    n, d_model = X.shape
+    return X.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(H):
+    n_heads, n, d_head = H.shape
+    return H.transpose(1, 0, 2).reshape(n, n_heads * d_head)
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
+    n = X.shape[0]
+    if mask is None:
+        mask = np.tril(np.ones((n, n), dtype=bool))
+    Q = split_heads(X @ Wq, n_heads)
+    K = split_heads(X @ Wk, n_heads)
+    V = split_heads(X @ Wv, n_heads)
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return merge_heads(A @ V) @ Wo, A

@@ -1,0 +1,153 @@
+"""The sequel's step-by-step diagnoses (grader.assignments.multi_head.steps, searched by
+grader.diagnoses.search), on heads written here and called in this process: what the search
+proves through the student's own helpers, and that every sentence and piece of advice is
+true of the head it is told to."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from grader import diagnoses
+from grader.assignments.multi_head import reference
+from grader.assignments.multi_head.mistakes import KNOWN
+from grader.diagnoses.inference import Step, ok, shared_wrong
+from grader.diagnoses.search import Model, Stage, explain, remembered
+
+
+def split_heads(X, n_heads):  # noqa: N803
+    n, d_model = X.shape
+    return X.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(H):  # noqa: N803
+    n_heads, n, d_head = H.shape
+    return H.transpose(1, 0, 2).reshape(n, n_heads * d_head)
+
+
+def layer(scale=lambda d_head, d_model: np.sqrt(d_head), fill=-np.inf, axis=-1, with_wo=True):
+    """The handout's multi_head_attention, calling the head's own helpers, with steps replaced."""
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803
+        Q, K, V = (head.split_heads(X @ W, n_heads) for W in (Wq, Wk, Wv))
+        scores = Q @ np.swapaxes(K, -1, -2) / scale(X.shape[1] // n_heads, X.shape[1])
+        if mask is not None:
+            scores = np.where(mask, scores, fill)
+        e = np.exp(scores - scores.max(axis=axis, keepdims=True))
+        A = e / e.sum(axis=axis, keepdims=True)
+        merged = head.merge_heads(A @ V)
+        return (merged @ Wo if with_wo else merged), A
+
+    head = SimpleNamespace(split_heads=split_heads, merge_heads=merge_heads, multi_head_attention=multi_head_attention)
+    return head
+
+
+def caller(head: SimpleNamespace):
+    def call(probe: diagnoses.Probe) -> diagnoses.Answer:
+        args = tuple(np.copy(a) if isinstance(a, np.ndarray) else a for a in probe.args)
+        try:
+            with np.errstate(all="ignore"):
+                return diagnoses.Answer(getattr(head, probe.function)(*args, **probe.kwargs), args)
+        except Exception as error:
+            return diagnoses.Answer(diagnoses.RAISED, args, raised=type(error).__name__, text=str(error))
+
+    return call
+
+
+def told(head: SimpleNamespace) -> dict[str, str]:
+    return {entry["id"]: entry["message"] for entry in diagnoses.diagnose(caller(head), KNOWN)}
+
+
+def test_the_handouts_layer_is_told_nothing():
+    assert told(layer()) == {}
+
+
+def test_two_mistakes_in_the_layer_are_both_named():
+    assert set(told(layer(axis=1, with_wo=False))) == {"mha_softmax_wrong_axis", "mha_no_output_projection"}
+
+
+def test_a_mistake_of_the_layer_is_named_behind_a_wrong_split_it_calls():
+    head = layer(scale=lambda d_head, d_model: np.sqrt(d_model))
+    head.split_heads = lambda X, n_heads: X.reshape(n_heads, X.shape[0], X.shape[1] // n_heads)  # noqa: N803
+    assert set(told(head)) == {"split_heads_reshape_only", "mha_scale_d_model"}
+
+
+def test_a_layer_right_over_its_wrong_split_is_told_nothing_of_its_own():
+    head = layer()
+    head.split_heads = lambda X, n_heads: X.reshape(n_heads, X.shape[0], X.shape[1] // n_heads)  # noqa: N803
+    assert set(told(head)) == {"split_heads_reshape_only"}
+
+
+def test_large_negative_fills_are_named_by_the_fully_masked_row_alone():
+    for fill in (-1e9, np.finfo(float).min):
+        message = told(layer(fill=fill))["mha_mask_large_negative"]
+        assert "nan" in message and "-inf" in message
+
+
+def test_a_merge_by_reshape_in_the_layer_is_not_said_to_mix_the_attention():
+    """The untrue sentence of an earlier version: A is right when only the merge is a reshape."""
+    head = layer()
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803
+        Q, K, V = (split_heads(X @ W, n_heads) for W in (Wq, Wk, Wv))
+        _, A = reference.attention(Q, K, V, mask)
+        heads = A @ V
+        return heads.reshape(X.shape[0], X.shape[1]) @ Wo, A
+
+    head.multi_head_attention = multi_head_attention
+    message = told(head)["mha_reshape_without_transpose"]
+    assert "merges" in message and "weights A are right" in message and "splits" not in message
+
+
+def test_advice_for_a_split_the_layer_undoes_says_to_fix_both():
+    tokens_first = lambda X, n_heads: X.reshape(X.shape[0], n_heads, X.shape[1] // n_heads)  # noqa: E731, N803
+    head = layer()
+    head.split_heads = tokens_first
+    head.multi_head_attention = lambda X, Wq, Wk, Wv, Wo, n_heads, mask=None: reference.multi_head_attention(  # noqa: N803
+        X, Wq, Wk, Wv, Wo, n_heads, mask
+    )
+    assert "fix the two together" in told(head)["split_heads_tokens_first"]
+    # A layer that calls the wrong split as it is fails with it: the plain advice is right there.
+    calls_it = layer()
+    calls_it.split_heads = tokens_first
+    assert "fix the two together" not in told(calls_it).get("split_heads_tokens_first", "")
+
+
+def test_what_no_step_explains_gets_a_true_sentence_and_no_id():
+    head = layer(scale=lambda d_head, d_model: np.sqrt(d_head) + 1)
+    found = told(head)
+    assert set(found) == {"observed"}
+    assert "rows" not in found["observed"]  # each row still sums to 1: that would be untrue
+
+
+def test_the_search_keeps_only_the_combinations_that_raise_where_the_head_raised():
+    """A toy model: x * a + b, with two ways for each step; a raise proves nothing on its own."""
+    doubles = Step("doubles", "doubles")
+    model = Model(
+        tables={"a": {ok("once"): 1.0, doubles: 2.0}, "b": {ok("plus 0"): 0.0, Step("plus 1", "shifts"): 1.0}},
+        stages=(Stage(("a",), (0,)), Stage(("b",), (0, 1))),
+        compute=lambda ways, x: x * ways["a"] + ways["b"],
+    )
+    probes = [(np.array([1.0, 2.0]),), (np.array([3.0]),)]
+    explained = explain(model, probes, [np.array([2.0, 4.0]), np.array([6.0])])
+    assert shared_wrong(explained) == [doubles]
+    assert explain(model, probes, [np.array([5.0, 4.0]), np.array([6.0])]) == []
+
+
+def test_a_remembered_helper_is_called_once_per_argument_and_raises_where_it_did():
+    calls = []
+
+    def helper(x):
+        calls.append(x)
+        return diagnoses.RAISED if x.sum() < 0 else x * 2
+
+    once = remembered(helper)
+    assert np.array_equal(once(np.ones(2)), np.full(2, 2.0)) and np.array_equal(once(np.ones(2)), np.full(2, 2.0))
+    assert len(calls) == 1
+    try:
+        once(-np.ones(2))
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a helper that raised must raise again")
