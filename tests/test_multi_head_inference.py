@@ -151,3 +151,20 @@ def test_a_remembered_helper_is_called_once_per_argument_and_raises_where_it_did
         pass
     else:
         raise AssertionError("a helper that raised must raise again")
+
+
+def test_a_helper_whose_call_tells_nothing_leaves_the_layer_unread():
+    """A split_heads that hangs on the diagnosis's own inputs (not on the probes): nothing is said of the layer."""
+    head = layer(scale=lambda d_head, d_model: np.sqrt(d_model))
+    probes_answered = set()
+
+    def call(probe: diagnoses.Probe) -> diagnoses.Answer:
+        if probe.function == "split_heads" and len(probe.args[0]) and not any(
+            probe.args[0] is p.args[0] for p in KNOWN.probes["split_heads"]
+        ):
+            probes_answered.add(probe.function)
+            raise diagnoses.Unanswered("hung")
+        return caller(head)(probe)
+
+    found = {entry["id"] for entry in diagnoses.diagnose(call, KNOWN)}
+    assert probes_answered and "mha_scale_d_model" not in found

@@ -91,10 +91,12 @@ PROBES: dict[str, list[Probe]] = {
         # As many heads as tokens: a max or a sum without keepdims broadcasts there instead of raising.
         Probe("multi_head_attention", (_matrix(6, 2, 4), *W_4, 2)),
         Probe("multi_head_attention", (X_3x4, *W_4, 2, ROW_1_MASKED)),
+        # As many heads as tokens again, where sqrt(d_model), d_head and the others are all different numbers.
+        Probe("multi_head_attention", (X_3x6, *W_6, 3)),
     ],
 }
 # Which probes of multi_head_attention tell the steps of its weights and output apart, and which its mask.
-UNMASKED, MASKED = (0, 3, 5, 6), (1, 2, 4, 7)
+UNMASKED, MASKED = (0, 3, 5, 6, 8), (1, 2, 4, 7)
 
 REFERENCE: dict[str, Callable] = dict(reference.FUNCTIONS)
 
@@ -257,10 +259,8 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mha_softmax_no_keepdims",
-        "The softmax multi_head_attention uses takes {words}: on (n_heads, n, n) scores an (n_heads, n) max or "
-        "sum lines up with the last two axes instead of the rows, so it raises unless n_heads equals n (or one "
-        "of them is 1), and gives wrong weights when it does not raise. Keep the axis: "
-        "s.max(axis=-1, keepdims=True) and e.sum(axis=-1, keepdims=True), as the template's softmax does.",
+        "The softmax multi_head_attention uses takes {words}. Keep the axis: s.max(axis=-1, keepdims=True) and "
+        "e.sum(axis=-1, keepdims=True), as the template's softmax does.",
         "multi_head_attention",
     ),
     Mistake(

@@ -111,13 +111,31 @@ def _softmax(axis: int, max_keepdims: bool = True, sum_keepdims: bool = True) ->
     return softmax
 
 
+def _per_head(softmax: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """``softmax`` taken on each head's (n, n) scores in a loop."""
+    return lambda s: np.stack([softmax(head) for head in s])
+
+
+# Without keepdims, a max or a sum lines up with the wrong axis: on the (n_heads, n, n) stack an
+# (n_heads, n) one meets the last two axes (it raises unless n_heads is n or 1); on one head's
+# (n, n) scores an (n,) one meets the columns (it never raises on a square matrix).
+STACKED = ("the {} without keepdims on the (n_heads, n, n) scores: an (n_heads, n) {} lines up with the last two "
+           "axes instead of the rows, so it raises unless n_heads equals n (or one of them is 1), and gives wrong "
+           "weights where it does not raise")
+PER_HEAD = ("the {} without keepdims on each head's (n, n) scores: an (n,) {} lines up with the columns, not the "
+            "rows, so entry (i, j) uses row j's {} instead of row i's")
 SOFTMAXES: Table = {
     ok("along the keys, the last axis"): _softmax(-1),
     Step("over the heads, axis 0", "mha_softmax_wrong_axis"): _softmax(0),
     Step("over the queries, axis 1", "mha_softmax_wrong_axis"): _softmax(1),
-    Step("the max without keepdims", "mha_softmax_no_keepdims"): _softmax(-1, max_keepdims=False),
-    Step("the sum without keepdims", "mha_softmax_no_keepdims"): _softmax(-1, sum_keepdims=False),
-    Step("the max and the sum without keepdims", "mha_softmax_no_keepdims"): _softmax(-1, False, False),
+    Step(STACKED.format("max", "max"), "mha_softmax_no_keepdims"): _softmax(-1, max_keepdims=False),
+    Step(STACKED.format("sum", "sum"), "mha_softmax_no_keepdims"): _softmax(-1, sum_keepdims=False),
+    Step(STACKED.format("max and the sum", "max or sum"), "mha_softmax_no_keepdims"): _softmax(-1, False, False),
+    Step(PER_HEAD.format("max", "max", "max"), "mha_softmax_no_keepdims"): _per_head(_softmax(-1, max_keepdims=False)),
+    Step(PER_HEAD.format("sum", "sum", "sum"), "mha_softmax_no_keepdims"): _per_head(_softmax(-1, sum_keepdims=False)),
+    Step(PER_HEAD.format("max and the sum", "max or sum", "max and sum"), "mha_softmax_no_keepdims"): (
+        _per_head(_softmax(-1, False, False))
+    ),
 }
 DEFAULT_MASKS: Table = {
     ok("no mask when none is given"): False,
