@@ -13,7 +13,7 @@ from grader import diagnoses
 from grader.assignments.multi_head import reference
 from grader.assignments.multi_head.mistakes import KNOWN
 from grader.diagnoses.inference import Step, ok, shared_wrong
-from grader.diagnoses.search import Model, Stage, explain, remembered
+from grader.diagnoses.search import Model, Stage, explain, proven, remembered
 
 
 def split_heads(X, n_heads):  # noqa: N803
@@ -168,3 +168,66 @@ def test_a_helper_whose_call_tells_nothing_leaves_the_layer_unread():
 
     found = {entry["id"] for entry in diagnoses.diagnose(call, KNOWN)}
     assert probes_answered and "mha_scale_d_model" not in found
+
+
+def test_a_mask_left_out_of_the_last_head_is_told_as_that():
+    head = layer()
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803
+        Q, K, V = (split_heads(X @ W, n_heads) for W in (Wq, Wk, Wv))
+        scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            for h in range(n_heads - 1):
+                scores[h] = np.where(mask, scores[h], -np.inf)
+        A = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = A / A.sum(axis=-1, keepdims=True)
+        return merge_heads(A @ V) @ Wo, A
+
+    head.multi_head_attention = multi_head_attention
+    message = told(head)["mha_mask_one_head"]
+    assert "every head but the last" in message and "first head" not in message
+
+
+def test_ways_of_one_mistake_that_explain_alike_lose_their_words():
+    first, last = Step("the first head only", "one_head"), Step("the last head only", "one_head")
+    told_apart = proven([(ok("a"), first), (ok("b"), first)])
+    assert told_apart == [first]
+    (alike,) = proven([(ok("a"), first), (ok("a"), last)])
+    assert alike.mistake == "one_head" and alike.words == ""
+
+
+def test_a_layer_that_changes_its_mask_is_told_it_is_the_mask():
+    head = layer()
+    lesson = head.multi_head_attention
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803
+        if mask is not None:
+            np.logical_not(mask, out=mask)  # the caller's mask, inverted in place
+            mask = ~mask  # a new array, the mask as given: the answers are right
+        return lesson(X, Wq, Wk, Wv, Wo, n_heads, mask)
+
+    head.multi_head_attention = multi_head_attention
+    message = told(head)["mha_mutates_inputs"]
+    assert "changes mask in place" in message and "X or weights" not in message
+
+
+def test_a_layer_that_raised_on_every_probe_is_read_at_once_and_told_nothing_of_its_own():
+    head = layer()
+    head.split_heads = lambda X, n_heads: None  # noqa: N803 - a stub: the layer raises on every call
+    found = told(head)
+    assert set(found) == {"unfinished"}
+
+
+def test_advice_for_a_layer_with_a_stub_merge_does_not_send_it_to_the_stub():
+    head = layer(with_wo=False)
+
+    def stub(H):  # noqa: N803
+        raise NotImplementedError
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803
+        out, A = reference.multi_head_attention(X, Wq, Wk, Wv, np.eye(X.shape[1]), n_heads, mask)
+        return out, A
+
+    head.merge_heads, head.multi_head_attention = stub, multi_head_attention
+    message = told(head)["mha_no_output_projection"]
+    assert "merge_heads(" not in message

@@ -24,6 +24,7 @@ names, so a step is named only when every explanation has it wrong the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from grader.diagnoses import Unanswered
-from grader.diagnoses.inference import RAISED, Step, close, lesson, refused
+from grader.diagnoses.inference import RAISED, Step, close, lesson, refused, shared_wrong
 
 Table = Mapping[Step, Any]
 # One way of every step, by table name: what ``compute`` is given (the tables' values).
@@ -74,10 +75,17 @@ class Model:
         return tuple(name for stage in self.stages for name in stage.tables)
 
 
+# More combinations than this alive after a stage means the stage's probes told its ways apart
+# hardly at all (the head raised on them): reading on would cost minutes and prove nothing.
+MOST_ALIVE = 2000
+
+
 def explain(model: Model, probes: Sequence[tuple], values: Sequence[Any]) -> list[tuple[Step, ...]]:
     """Every combination of ways (a step per table, in the stages' order) that gives each
     value the head answered on the probes (``values[i]`` to ``probes[i]``; a value that is a
     string is a raise, and proves nothing)."""
+    if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
+        return []
     alive: list[dict[str, Step]] = [{}]
     answers: dict[tuple[tuple[Step, ...], int], Any] = {}
 
@@ -94,6 +102,8 @@ def explain(model: Model, probes: Sequence[tuple], values: Sequence[Any]) -> lis
                 chosen = {**so_far, **dict(zip(stage.tables, ways))}
                 if all(_fits(answer(chosen, i), values[i], stage.part) for i in stage.probes):
                     grown.append(chosen)
+        if len(grown) > MOST_ALIVE:  # the head raised where these steps show: its answers tell too little
+            return []
         alive = grown
     every = range(len(probes))
     alike = [chosen for chosen in alive if all(
@@ -101,6 +111,20 @@ def explain(model: Model, probes: Sequence[tuple], values: Sequence[Any]) -> lis
     )]
     order = model.order()
     return [tuple(chosen[name] for name in order) for chosen in alike or alive]
+
+
+def proven(explained: Sequence[tuple[Step, ...]]) -> list[Step] | None:
+    """The wrong steps every explanation has (:func:`shared_wrong`), each with its words only
+    where every explanation takes that mistake the same way: where two ways of one mistake
+    explain the answers alike (the first or the last head, on probes of two heads), the words
+    of either would be a guess, so the step keeps its id and loses its words (the mistake's
+    own words are said)."""
+    wrong = shared_wrong(explained)
+    if wrong is None:
+        return None
+    ways = {step.mistake: {way for steps in explained for way in steps if way.mistake == step.mistake} for step in wrong}
+    return [step if step.mistake is None or len(ways[step.mistake]) == 1 else dataclasses.replace(step, words="")
+            for step in wrong]
 
 
 def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None) -> bool:
@@ -144,4 +168,4 @@ def remembered(call: Callable[..., Any]) -> Callable[..., Any]:
     return once
 
 
-__all__ = ["RAISED", "Model", "Stage", "Table", "Ways", "explain", "remembered", "same_value"]
+__all__ = ["RAISED", "Model", "Stage", "Table", "Ways", "explain", "proven", "remembered", "same_value"]

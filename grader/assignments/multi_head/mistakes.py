@@ -46,8 +46,8 @@ from grader.diagnoses import (
     same,
     values_read,
 )
-from grader.diagnoses.inference import Finding, finding, shared_wrong
-from grader.diagnoses.search import explain, remembered
+from grader.diagnoses.inference import Finding, finding
+from grader.diagnoses.search import explain, proven, remembered
 
 
 def _ws(seed: int, d_model: int) -> tuple[np.ndarray, ...]:
@@ -93,10 +93,12 @@ PROBES: dict[str, list[Probe]] = {
         Probe("multi_head_attention", (X_3x4, *W_4, 2, ROW_1_MASKED)),
         # As many heads as tokens again, where sqrt(d_model), d_head and the others are all different numbers.
         Probe("multi_head_attention", (X_3x6, *W_6, 3)),
+        # Three heads under a mask: the first head alone and every head but the last are told apart.
+        Probe("multi_head_attention", (X_3x6, *W_6, 3, CAUSAL_3)),
     ],
 }
 # Which probes of multi_head_attention tell the steps of its weights and output apart, and which its mask.
-UNMASKED, MASKED = (0, 3, 5, 6, 8), (1, 2, 4, 7)
+UNMASKED, MASKED = (0, 3, 5, 6, 8), (1, 2, 4, 7, 9)
 
 REFERENCE: dict[str, Callable] = dict(reference.FUNCTIONS)
 
@@ -136,13 +138,45 @@ def _layer_right_as_it_is(evidence: Evidence) -> str:
     expected = [reference.multi_head_attention(*probe.args) for probe in evidence.probes["multi_head_attention"]]
     if not all(same(answer.value, want) for answer, want in zip(got, expected)):
         return ""
-    return (
-        " Your multi_head_attention's answers are right as it is: if it calls this function and reorders what it "
-        "gets to make up for it, fix the two together, or the fix here breaks it."
-    )
+    return _RIGHT_AS_IT_IS
+
+
+_RIGHT_AS_IT_IS = (
+    " Your multi_head_attention's answers are right as it is: if it calls this function and reorders what it "
+    "gets to make up for it, fix the two together, or the fix here breaks it."
+)
 
 
 HELPER_OF_THE_LAYER = {"consequence": _layer_right_as_it_is}
+LAYER_PARAMETERS = ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask")
+
+
+def _changed_arguments(evidence: Evidence) -> str:
+    """The arguments some call of multi_head_attention left changed, by name."""
+    changed = [
+        name for index, name in enumerate(LAYER_PARAMETERS)
+        if any(
+            index < len(answer.args_after) and index < len(probe.args) and not same(answer.args_after[index], probe.args[index])
+            for probe, answer in zip(evidence.probes["multi_head_attention"], evidence.answers.get("multi_head_attention", []))
+        )
+    ]
+    return " and ".join(", ".join(changed).rsplit(", ", 1)) if changed else "an argument"
+
+
+def _helpers_right(evidence: Evidence) -> bool:
+    return all(
+        function in evidence.answers and all(
+            same(answer.value, REFERENCE[function](*probe.args)) for probe, answer in zip(evidence.probes[function], evidence.answers[function])
+        )
+        for function in ("split_heads", "merge_heads")
+    )
+
+
+def _how_to_split_and_merge(evidence: Evidence) -> str:
+    """The fix for a split or merge by reshape inside the layer: the student's own helpers where they are right."""
+    if _helpers_right(evidence):
+        return " Your split_heads and merge_heads are right: call them (split_heads(X @ Wq, n_heads), ..., merge_heads(A @ V))."
+    return " Reshape to (n, n_heads, d_head) and .transpose(1, 0, 2) to split; .transpose(1, 0, 2) and reshape to (n, d_model) to merge."
 
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
@@ -207,16 +241,18 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "mha_reshape_without_transpose",
         "multi_head_attention {words}. Reshape reads an array row by row, so without the transpose it cuts the "
-        "wrong numbers into heads: call split_heads on X @ Wq, X @ Wk and X @ Wv and merge_heads on A @ V, or "
-        "reshape to (n, n_heads, d_head) and transpose (handout sections 3 and 4).",
+        "wrong numbers into heads (handout sections 3 and 4).{consequence}",
         "multi_head_attention",
+        words="splits or merges the heads as a reshape alone does, with no transpose",
+        consequence=_how_to_split_and_merge,
     ),
     Mistake(
         "mha_projections_transposed",
         "multi_head_attention projects with a transposed weight ({words}): Q = X @ Wq, K = X @ Wk, V = X @ Wv "
-        "and out = merge_heads(A @ V) @ Wo, as the handout's shapes table says. Square weights fit either way, "
+        "and out = (the merged heads) @ Wo, as the handout's shapes table says. Square weights fit either way, "
         "so only the numbers show it (handout section 2).",
         "multi_head_attention",
+        words="X @ W.T, or the merged heads @ Wo.T",
     ),
     Mistake(
         "mha_scale_d_model",
@@ -243,30 +279,34 @@ MISTAKES: tuple[Mistake, ...] = (
         "multi_head_attention divides the scores by {words}. Write the scale so it is sqrt(d_head): "
         "scores / np.sqrt(d_head), or scores * d_head ** -0.5 (handout section 5).",
         "multi_head_attention",
+        words="a power of d_head written without parentheses (** binds before /: d_head ** -1/2 is (1 / d_head) / 2)",
     ),
     Mistake(
         "mha_scale_wrong_dim",
         "multi_head_attention divides the scores by {words}, where each head divides by sqrt(d_head), the width of "
         "its own queries, d_head = d_model // n_heads (handout section 5).",
         "multi_head_attention",
+        words="the square root of another size (the number of tokens or of heads)",
     ),
     Mistake(
         "mha_softmax_wrong_axis",
-        "multi_head_attention takes softmax {words} of the (n_heads, n, n) scores, so the rows of A do not sum "
-        "to 1. Each row, one query of one head, is a distribution over the keys: softmax(scores, axis=-1) "
-        "(handout section 2, the shapes table).",
+        "multi_head_attention's weights are a softmax taken {words}, so the rows of A do not sum to 1. Each row, "
+        "one query of one head, is a distribution over the keys: softmax along the last axis, softmax(scores, "
+        "axis=-1), whether the axis is passed or is the softmax's default (handout section 2, the shapes table).",
         "multi_head_attention",
+        words="along another axis than the keys",
     ),
     Mistake(
         "mha_softmax_no_keepdims",
         "The softmax multi_head_attention uses takes {words}. Keep the axis: s.max(axis=-1, keepdims=True) and "
         "e.sum(axis=-1, keepdims=True), as the template's softmax does.",
         "multi_head_attention",
+        words="a max or a sum without keepdims, which then lines up with the wrong axis",
     ),
     Mistake(
         "mha_no_output_projection",
         "multi_head_attention returns the merged heads without multiplying them by Wo. Wo is what mixes "
-        "the heads' outputs into one d_model-wide output: out = merge_heads(A @ V) @ Wo "
+        "the heads' outputs into one d_model-wide output: out = (the merged heads) @ Wo "
         "(handout section 4, 'Wo mixes the heads').",
         "multi_head_attention",
     ),
@@ -285,11 +325,12 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mha_mask_one_head",
-        "multi_head_attention applies the mask to {words}; the other heads still see every "
+        "multi_head_attention applies the mask in {words}; the other heads still see every "
         "token, the future too. The one (n, n) mask holds for every head: np.where(mask, scores, -np.inf) "
-        "on the (n_heads, n, n) scores broadcasts it over the heads (handout section 6, 'One mask for "
-        "every head').",
+        "on the (n_heads, n, n) scores broadcasts it over the heads, and a loop over heads masks each one "
+        "(handout section 6, 'One mask for every head').",
         "multi_head_attention",
+        words="some heads, not all",
     ),
     Mistake(
         "mha_mask_ignored",
@@ -312,6 +353,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "while a row keeps a key, but a row whose every key is masked gets weights that sum to 1 where it must "
         "be nan, the sign that no key is left: np.where(mask, scores, -np.inf) (handout section 6).",
         "multi_head_attention",
+        words="a large negative number",
     ),
     Mistake(
         "mha_mask_zero_fill",
@@ -335,13 +377,14 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mha_mutates_inputs",
-        "multi_head_attention changes the arrays it is given (an in-place operation such as Wq /= ... "
-        "or X.shape = ... on an argument), so the caller's X or weights are different after the call, "
-        "and calling it twice gives two answers. Compute new arrays instead: X @ Wq / np.sqrt(d_head) "
-        "leaves both alone (handout section 8).",
+        "multi_head_attention changes {consequence} in place (an operation such as Wq /= ..., mask[...] = ... "
+        "or X.shape = ... on an argument), so the caller's arrays are different after the call, and calling it "
+        "twice can give two answers. Compute new arrays instead (X @ Wq / np.sqrt(d_head) leaves both alone; "
+        "~mask is a new array) (handout section 8).",
         "multi_head_attention",
         shows_in=changes_its_inputs,
         beside_answers=True,
+        consequence=_changed_arguments,
     ),
 )
 
@@ -363,7 +406,7 @@ def _infer_layer(got: list[Answer], call: Callable[[Probe], Answer], helpers: st
     own = {name: _answering(call, name) if standing.get(name) != UNREADABLE else None for name in ("split_heads", "merge_heads")}
     model = steps.model(own["split_heads"], own["merge_heads"], UNMASKED, MASKED)
     explained = explain(model, probes, values)
-    wrong = shared_wrong(explained)
+    wrong = proven(explained)
     if wrong is not None:
         return finding(wrong, "multi_head_attention")
     if explained or helpers != RIGHT:  # right around its helpers, or they may be what its answers show
@@ -376,7 +419,12 @@ def _infer_helper(function: str) -> Callable[..., Finding]:
 
     def inferred(got: list[Answer], call: Callable[[Probe], Answer], helpers: str, standing: Mapping[str, str]) -> Finding:
         probes = [probe.args for probe in PROBES[function]]
-        return Finding([], steps.helper_observed(function, probes, values_read(got), REFERENCE[function]))
+        sentences = steps.helper_observed(function, probes, values_read(got), REFERENCE[function])
+        layer = [call(probe) for probe in PROBES["multi_head_attention"]] if sentences else []
+        if layer and all(same(answer.value, reference.multi_head_attention(*probe.args))
+                         for probe, answer in zip(PROBES["multi_head_attention"], layer)):
+            sentences = [sentences[0] + _RIGHT_AS_IT_IS]
+        return Finding([], sentences)
 
     return inferred
 

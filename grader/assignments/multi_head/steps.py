@@ -36,7 +36,7 @@ from grader.diagnoses.search import Model, Stage, Table, Ways
 # How X and a weight make one of Q, K, V.
 PROJECTIONS: Table = {
     ok("X @ W"): lambda X, W: X @ W,
-    Step("X @ W.T", "mha_projections_transposed"): lambda X, W: X @ W.T,
+    Step("Q, K and V made with the weights transposed, X @ W.T", "mha_projections_transposed"): lambda X, W: X @ W.T,
 }
 
 
@@ -63,12 +63,12 @@ def merge_reshape_only(H: np.ndarray) -> np.ndarray:
 CALLS_SPLIT = ok("split_heads")
 CALLS_MERGE = ok("merge_heads")
 SPLIT_RESHAPED = Step(
-    "splits the projections into heads with reshape alone, no transpose, so each head's queries and keys mix tokens "
-    "and heads, and its weights A are wrong", "mha_reshape_without_transpose",
+    "splits the projections into heads as a reshape alone does, with no transpose putting the heads first, so each "
+    "head's queries and keys mix tokens and heads, and its weights A are wrong", "mha_reshape_without_transpose",
 )
 MERGE_RESHAPED = Step(
-    "merges the heads' outputs with reshape alone, no transpose: its weights A are right, but each row of out mixes "
-    "tokens and heads", "mha_reshape_without_transpose",
+    "merges the heads' outputs as a reshape alone does, with no transpose putting the tokens first: its weights A "
+    "are right, but each row of out mixes tokens and heads", "mha_reshape_without_transpose",
 )
 
 
@@ -126,8 +126,8 @@ PER_HEAD = ("the {} without keepdims on each head's (n, n) scores: an (n,) {} li
             "rows, so entry (i, j) uses row j's {} instead of row i's")
 SOFTMAXES: Table = {
     ok("along the keys, the last axis"): _softmax(-1),
-    Step("over the heads, axis 0", "mha_softmax_wrong_axis"): _softmax(0),
-    Step("over the queries, axis 1", "mha_softmax_wrong_axis"): _softmax(1),
+    Step("across the heads (axis 0 of the (n_heads, n, n) scores)", "mha_softmax_wrong_axis"): _softmax(0),
+    Step("down each column of a head's scores, over the queries", "mha_softmax_wrong_axis"): _softmax(1),
     Step(STACKED.format("max", "max"), "mha_softmax_no_keepdims"): _softmax(-1, max_keepdims=False),
     Step(STACKED.format("sum", "sum"), "mha_softmax_no_keepdims"): _softmax(-1, sum_keepdims=False),
     Step(STACKED.format("max and the sum", "max or sum"), "mha_softmax_no_keepdims"): _softmax(-1, False, False),
@@ -148,14 +148,16 @@ WEIGHTS: Table = {
 OUTPUTS: Table = {
     ok("@ Wo"): lambda merged, Wo: merged @ Wo,
     Step("Wo left out", "mha_no_output_projection"): lambda merged, Wo: merged,
-    Step("@ Wo.T", "mha_projections_transposed"): lambda merged, Wo: merged @ Wo.T,
+    Step("out made with Wo transposed, merged @ Wo.T", "mha_projections_transposed"): lambda merged, Wo: merged @ Wo.T,
 }
 
 
-def _one_head(index: int) -> Callable[[np.ndarray, tuple[int, ...]], np.ndarray]:
+def _some_heads(heads: slice) -> Callable[[np.ndarray, tuple[int, ...]], np.ndarray]:
+    """The mask in the heads ``heads`` picks out of the stack, every position let through in the others."""
+
     def reading(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         allowed = np.ones(shape, dtype=bool)
-        allowed[index] = np.asarray(mask, dtype=bool)
+        allowed[heads] = np.asarray(mask, dtype=bool)
         return allowed
 
     return reading
@@ -168,18 +170,23 @@ READINGS: Table = {
         lambda m, shape: np.broadcast_to(~np.asarray(m, dtype=bool), shape)
     ),
     Step("no mask: it is ignored", "mha_mask_ignored"): lambda m, shape: np.ones(shape, dtype=bool),
-    Step("the mask in the first head only", "mha_mask_one_head"): _one_head(0),
-    Step("the mask in the last head only", "mha_mask_one_head"): _one_head(-1),
+    Step("the first head only", "mha_mask_one_head"): _some_heads(slice(0, 1)),
+    Step("the last head only", "mha_mask_one_head"): _some_heads(slice(-1, None)),
+    # A loop over range(n_heads - 1) or range(1, n_heads): one head left out.
+    Step("every head but the last", "mha_mask_one_head"): _some_heads(slice(0, -1)),
+    Step("every head but the first", "mha_mask_one_head"): _some_heads(slice(1, None)),
 }
 AFTER_SOFTMAX = Step("zero weight after softmax, not renormalised", "mha_mask_after_softmax")
+LARGE_FILLED = Step("a large negative number (such as -1e9 or np.finfo(float).min)", "mha_mask_large_negative")
 # What the scores of the positions not let through become, before softmax.
 FILLS: Table = {
     ok("-inf"): lambda s, allowed: np.where(allowed, s, -np.inf),
     Step("0", "mha_mask_zero_fill"): lambda s, allowed: np.where(allowed, s, 0.0),
-    Step("-1e9", "mha_mask_large_negative"): lambda s, allowed: np.where(allowed, s, -1e9),
-    Step("-1e9 added", "mha_mask_large_negative"): lambda s, allowed: s + np.where(allowed, 0.0, -1e9),
-    Step("the smallest float, np.finfo(float).min", "mha_mask_large_negative"): (
-        lambda s, allowed: np.where(allowed, s, np.finfo(s.dtype).min)
+    # Any large negative constant filled in gives these answers (-1e4, -1e9, np.finfo(float).min:
+    # uniform weights on a fully masked row): the words say which kind, not which number.
+    LARGE_FILLED: lambda s, allowed: np.where(allowed, s, -1e9),
+    Step("a large negative number added to them (such as -1e9)", "mha_mask_large_negative"): (
+        lambda s, allowed: s + np.where(allowed, 0.0, -1e9)
     ),
     Step("the mask added to the scores as numbers", "mha_mask_added_not_filled"): lambda s, allowed: s + allowed,
     AFTER_SOFTMAX: None,
@@ -249,14 +256,25 @@ def _array(value: Any) -> np.ndarray | None:
     return array
 
 
-def _listed(array: np.ndarray) -> str:
-    return np.array2string(np.round(array, 4), separator=", ").replace("\n", "")
+def _listed(array: np.ndarray, decimals: int = 4) -> str:
+    return np.array2string(np.round(array, decimals), separator=", ", precision=decimals).replace("\n", "")
+
+
+def _told_apart(got: np.ndarray, want: np.ndarray) -> tuple[str, str]:
+    """Both arrays written with as few decimals as make them read differently (4 at least, 10 at most)."""
+    for decimals in range(4, 11):
+        shown = _listed(got, decimals), _listed(want, decimals)
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 def observed(probes: list[tuple], values: list[Any]) -> list[str]:
     """One or two true sentences on what multi_head_attention answered, for a layer whose
     helpers are right and whose answers no way of the steps explains."""
     answered = [(args, value) for args, value in zip(probes, values) if not isinstance(value, str)]
+    if not answered:  # it raised on every probe: the checks say where, and nothing here is proven
+        return []
     for args, value in answered:
         if not (isinstance(value, tuple) and len(value) == 2):
             return [f"multi_head_attention returns {type(value).__name__}, not the pair (out, A) (handout section 2)."]
@@ -282,19 +300,24 @@ def observed(probes: list[tuple], values: list[Any]) -> list[str]:
                 sums = _listed(A.sum(axis=-1)[0])
                 return [f"the rows of multi_head_attention's A do not sum to 1 without a mask (head 0's rows sum to {sums} "
                         f"for X of shape {args[0].shape}, n_heads = {args[5]}): each row is a softmax over the keys."]
+    inputs = "every input the diagnosis tried" if len(answered) == len(values) else "every input it answered"
     if not wrong_weights:
-        return ["multi_head_attention's weights A are right on every input the diagnosis tried, but out is not "
-                "merge_heads(A @ V) @ Wo of them (handout section 4)."]
+        return [f"multi_head_attention's weights A are right on {inputs}, but out is not merge_heads(A @ V) @ Wo of "
+                "them (handout section 4)."]
+    unmasked_answered = any(len(args) < 7 for args, _ in answered)
     if all(len(probes[index]) == 7 for index in wrong_weights):
+        if not unmasked_answered:
+            return []
         return ["multi_head_attention's weights A are right without a mask but not with one: the mask decides which "
                 "scores become -inf before softmax, in every head (handout section 6)."]
     first = next(index for index in wrong_weights if len(probes[index]) < 7)
     args = probes[first]
     A, want_A = _array(values[first][1]), reference.multi_head_attention(*args)[1]
     head, row = next((h, i) for h in range(A.shape[0]) for i in range(A.shape[1]) if not close_enough(A[h, i], want_A[h, i]))
+    shown = _told_apart(A[head, row], want_A[head, row])
     return [f"multi_head_attention's weights differ from the handout's without a mask: for X of shape {args[0].shape} "
-            f"and n_heads = {args[5]}, head {head}'s row {row} is {_listed(A[head, row])}, where softmax(Q_h K_h^T / "
-            f"sqrt(d_head)) gives {_listed(want_A[head, row])} (handout section 2)."]
+            f"and n_heads = {args[5]}, head {head}'s row {row} is {shown[0]}, where softmax(Q_h K_h^T / "
+            f"sqrt(d_head)) gives {shown[1]} (handout section 2)."]
 
 
 def close_enough(got: np.ndarray | None, want: np.ndarray) -> bool:
@@ -313,12 +336,14 @@ def helper_observed(function: str, probes: list[tuple], values: list[Any], refer
         given = f"X of shape {args[0].shape} and n_heads = {args[1]}" if function == "split_heads" else f"H of shape {args[0].shape}"
         if got is None or got.shape != want.shape:
             shape = f"a {type(value).__name__}" if got is None else f"shape {got.shape}"
-            return [f"{function} returns {shape} for {given}, where it returns shape {want.shape}."]
+            return [f"{function} returns {shape} for {given}, where it should return shape {want.shape}."]
         if function == "split_heads":
             head = next(h for h in range(want.shape[0]) if not close_enough(got[h], want[h]))
             d_head = want.shape[2]
-            return [f"split_heads gives head {head} = {_listed(got[head])} for X = {_listed(args[0])} and n_heads = "
-                    f"{args[1]}, where head {head} is X[:, {head * d_head}:{(head + 1) * d_head}] = {_listed(want[head])}."]
-        return [f"merge_heads gives {_listed(got)} for H = {_listed(args[0])}, where each token's row holds its heads "
-                f"side by side: {_listed(want)}."]
+            shown = _told_apart(got[head], want[head])
+            return [f"split_heads gives head {head} = {shown[0]} for X = {_listed(args[0])} and n_heads = "
+                    f"{args[1]}, where head {head} is X[:, {head * d_head}:{(head + 1) * d_head}] = {shown[1]}."]
+        shown = _told_apart(got, want)
+        return [f"merge_heads gives {shown[0]} for H = {_listed(args[0])}, where each token's row holds its heads "
+                f"side by side: {shown[1]}."]
     return []

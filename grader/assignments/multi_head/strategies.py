@@ -100,13 +100,14 @@ def masked_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
 
 
 @st.composite
-def one_row_fully_masked(draw: st.DrawFn) -> tuple[Any, ...]:
-    """``(X, Wq, Wk, Wv, Wo, n_heads, mask)`` for at least 2 tokens, exactly one query's row of the mask all False."""
-    n, n_heads, d_head = _sizes(draw, min_n=2, min_heads=1, max_heads=MAX_HEADS, min_width=1)
+def rows_fully_masked(draw: st.DrawFn) -> tuple[Any, ...]:
+    """``(X, Wq, Wk, Wv, Wo, n_heads, mask)`` whose mask has one or more rows all False (every row, at times:
+    a single token whose one key is masked too)."""
+    n, n_heads, d_head = _sizes(draw, min_n=1, min_heads=1, max_heads=MAX_HEADS, min_width=1)
     source = arrays(draw)
     inputs = _projections(source, n, n_heads * d_head)
     mask = source.mask(n, n)
-    mask[draw(sides(n)) - 1] = False
+    mask[sorted(draw(st.sets(st.integers(0, n - 1), min_size=1)))] = False
     return (*inputs, n_heads, mask)
 
 
