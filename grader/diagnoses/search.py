@@ -26,16 +26,21 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from grader.diagnoses import Unanswered
-from grader.diagnoses.inference import RAISED, Step, close, lesson, refused, shared_wrong
+from grader.diagnoses.inference import RAISED, Step, cached, close, lesson, refused, shared_wrong
 
-Table = Mapping[Step, Any]
+# A table maps each way of a step to what it does. A way may be a tuple of steps (two steps taken
+# together, where only some pairs are searched): an explanation lists its steps one by one.
+Table = Mapping[Any, Any]
+# How a head's raise is read: it proves nothing (UNREAD), it fits only a way that raises too (ANY),
+# or one that raises the same way, a raise on purpose apart from an accident (KIND).
+UNREAD, ANY, KIND = "unread", "any", "kind"
 # One way of every step, by table name: what ``compute`` is given (the tables' values).
 Ways = Mapping[str, Any]
 
@@ -46,7 +51,7 @@ class Stage:
     part of an answer they read (None: all of it)."""
 
     tables: tuple[str, ...]
-    probes: tuple[int, ...]
+    probes: tuple[int, ...] | None = None  # None: every probe
     part: Callable[[Any], Any] | None = None
 
 
@@ -58,6 +63,9 @@ class Model:
     tables: Mapping[str, Table]
     stages: tuple[Stage, ...]
     compute: Callable[..., Any]
+    # A name under which every combination's answers are kept for the process, for a model whose
+    # ways call none of the head's own functions: they answer the same for every head diagnosed.
+    shared: str | None = None
 
     def answer(self, chosen: Mapping[str, Step], args: tuple) -> Any:
         """What the combination ``chosen`` answers to ``args`` (RAISED where it raises); the
@@ -74,25 +82,37 @@ class Model:
     def order(self) -> tuple[str, ...]:
         return tuple(name for stage in self.stages for name in stage.tables)
 
+    def answer_of(self, chosen: Mapping[str, Step], probe: Any) -> Any:
+        """:meth:`answer`, kept for the process where the model is :attr:`shared` (``probe``
+        is then a module constant: the cache holds it, so its id stays its own)."""
+        if self.shared is None:
+            return self.answer(chosen, probe)
+        key = (self.shared, tuple(chosen.get(name) for name in self.tables))
+        return cached(key, probe, lambda: self.answer(chosen, probe))
+
 
 # More combinations than this alive after a stage means the stage's probes told its ways apart
 # hardly at all (the head raised on them): reading on would cost minutes and prove nothing.
 MOST_ALIVE = 2000
 
 
-def explain(model: Model, probes: Sequence[tuple], values: Sequence[Any]) -> list[tuple[Step, ...]]:
+def explain(
+    model: Model, probes: Sequence[Any], values: Sequence[Any], prefer_alike: bool = True, raises: str = UNREAD
+) -> list[tuple[Step, ...]]:
     """Every combination of ways (a step per table, in the stages' order) that gives each
     value the head answered on the probes (``values[i]`` to ``probes[i]``; a value that is a
-    string is a raise, and proves nothing)."""
+    string is a raise, read as ``raises`` says); ``prefer_alike``: of those, the ones that
+    raise exactly where the head raised, if any (else the caller weighs raises itself)."""
     if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
         return []
     alive: list[dict[str, Step]] = [{}]
     answers: dict[tuple[tuple[Step, ...], int], Any] = {}
+    every = range(len(probes))
 
     def answer(chosen: dict[str, Step], index: int) -> Any:
         key = (tuple(chosen.get(name) for name in model.tables), index)
         if key not in answers:
-            answers[key] = model.answer(chosen, probes[index])
+            answers[key] = model.answer_of(chosen, probes[index])
         return answers[key]
 
     for stage in model.stages:
@@ -100,17 +120,20 @@ def explain(model: Model, probes: Sequence[tuple], values: Sequence[Any]) -> lis
         for so_far in alive:
             for ways in itertools.product(*(model.tables[name] for name in stage.tables)):
                 chosen = {**so_far, **dict(zip(stage.tables, ways))}
-                if all(_fits(answer(chosen, i), values[i], stage.part) for i in stage.probes):
+                if all(_fits(answer(chosen, i), values[i], stage.part, raises) for i in (every if stage.probes is None else stage.probes)):
                     grown.append(chosen)
         if len(grown) > MOST_ALIVE:  # the head raised where these steps show: its answers tell too little
             return []
         alive = grown
-    every = range(len(probes))
-    alike = [chosen for chosen in alive if all(
+    alike = [chosen for chosen in alive if prefer_alike and all(
         isinstance(answer(chosen, i), str) == isinstance(values[i], str) for i in every if not refused(values[i])
     )]
     order = model.order()
-    return [tuple(chosen[name] for name in order) for chosen in alike or alive]
+    return [_flat(chosen[name] for name in order) for chosen in alike or alive]
+
+
+def _flat(ways: Iterable[Any]) -> tuple[Step, ...]:
+    return tuple(step for way in ways for step in (way if isinstance(way, tuple) else (way,)))
 
 
 def proven(explained: Sequence[tuple[Step, ...]]) -> list[Step] | None:
@@ -127,9 +150,9 @@ def proven(explained: Sequence[tuple[Step, ...]]) -> list[Step] | None:
             for step in wrong]
 
 
-def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None) -> bool:
-    if isinstance(got, str):  # the head raised: nothing to compare
-        return True
+def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None, raises: str = UNREAD) -> bool:
+    if isinstance(got, str):
+        return raises == UNREAD or (isinstance(want, str) and (raises == ANY or want == got))
     if isinstance(want, str):
         return False
     if part is not None:
@@ -138,14 +161,11 @@ def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None) -> bool:
 
 
 def same_value(got: Any, want: Any) -> bool:
-    """Equal within the checks' tolerance: arrays of one shape, or tuples of them part by part."""
-    if isinstance(got, (tuple, list)) or isinstance(want, (tuple, list)):
-        return (
-            isinstance(got, (tuple, list)) and isinstance(want, (tuple, list)) and len(got) == len(want)
-            and all(same_value(a, b) for a, b in zip(got, want))
-        )
-    if got is None or want is None:
-        return got is None and want is None
+    """Equal within the checks' tolerance: arrays of one shape, or, where the way answers a
+    tuple (``(out, A)``), tuples of them part by part. A head's list or tuple of numbers
+    stands for the array it holds."""
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(same_value(a, b) for a, b in zip(got, want))
     return close(got, want)
 
 
@@ -168,4 +188,4 @@ def remembered(call: Callable[..., Any]) -> Callable[..., Any]:
     return once
 
 
-__all__ = ["RAISED", "Model", "Stage", "Table", "Ways", "explain", "proven", "remembered", "same_value"]
+__all__ = ["ANY", "KIND", "RAISED", "UNREAD", "Model", "Stage", "Table", "Ways", "explain", "proven", "remembered", "same_value"]

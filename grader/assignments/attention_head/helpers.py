@@ -19,7 +19,6 @@ of the helper explains nothing.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,23 +27,21 @@ import numpy as np
 
 from grader.assignments.attention_head.steps import (
     MASKINGS,
-    MASK_PASSING,
     ROUNDINGS,
     SCALES,
     AttentionProbes,
     Scores,
     as_answered,
     attention_sentence,
-    close_pair,
-    project,
-    projections,
     returned_forms,
     rounding_of,
+    self_attention_model,
     tolerance,
     unmasked_scores,
     weights_of,
 )
 from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, shared_wrong
+from grader.diagnoses.search import ANY, explain
 
 # The student's function as the diagnosis calls it: arguments in, its answer (or RAISED) out.
 StudentCall = Callable[..., Any]
@@ -145,26 +142,8 @@ def _explained(
 
 def infer_self_attention_over(attention: StudentCall, probes: list[tuple], answers: list[Any]) -> Finding:
     """Which projections make Q, K and V, and whether the mask is passed on, with the
-    student's own attention (``attention(Q, K, V)`` or ``attention(Q, K, V, mask)``)."""
-    explanations = []
-    for (roles, projection), passing in itertools.product(projections(), MASK_PASSING):
-        passes = MASK_PASSING[passing]
-        fits = True
-        for probe, answer in zip(probes, answers):
-            X, Wq, Wk, Wv = probe[:4]
-            mask = probe[4] if len(probe) > 4 and passes else None
-            try:
-                Q, K, V = project(roles, projection, X, Wq, Wk, Wv)
-            except ValueError:
-                want = RAISED
-            else:
-                want = attention(Q, K, V) if mask is None else attention(Q, K, V, mask)
-            if isinstance(want, str) and isinstance(answer, str):
-                continue
-            if not close_pair(answer, want):
-                fits = False
-                break
-        if fits:
-            explanations.append((roles, projection, passing))
-    wrong = shared_wrong(explanations)
+    student's own attention (``attention(Q, K, V)`` or ``attention(Q, K, V, mask)``): a raise
+    of the head is matched by any raise of the way."""
+    explained = explain(self_attention_model(attention), probes, answers, prefer_alike=False, raises=ANY)
+    wrong = shared_wrong(explained)
     return Finding([], []) if wrong is None else finding(wrong, "self_attention")

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from grader.diagnoses.inference import RAISED, Finding, Step, cached, close, evaluate, finding, lesson, ok, refused, shared_wrong
+from grader.diagnoses.search import KIND, Model, Stage, Ways, explain
 
 # -- softmax ------------------------------------------------------------------------------
 
@@ -82,13 +83,22 @@ ROWS_ALWAYS = next(step for step in AXES if step.words == "each x[i] as a whole,
 ONLY_2D = Step("2-D input only", "softmax_only_2d")
 
 
-def _softmax_candidate(shift: Step, total: Step, axis: Step) -> Callable:
-    def softmax(x: np.ndarray, axis_given: int | None = None) -> np.ndarray:
-        a = AXES[axis](axis_given, np.ndim(x))
-        e = np.exp(x - SHIFTS[shift](x, a))
-        return e / TOTALS[total](e, a)
+def _softmax(ways: Ways, args: tuple, kwargs: dict) -> np.ndarray:
+    """softmax made one way of each step, for a probe's (args, kwargs)."""
+    x = np.copy(args[0])
+    a = ways["axis"](kwargs.get("axis"), np.ndim(x))
+    e = np.exp(x - ways["shift"](x, a))
+    return e / ways["total"](e, a)
 
-    return softmax
+
+# Every probe shows every step: one stage, the product of the three tables. The answers are the
+# same for every head, so each way's answer is worked out once per process.
+SOFTMAX = Model(
+    tables={"shift": SHIFTS, "total": TOTALS, "axis": AXES},
+    stages=(Stage(("shift", "total", "axis")),),
+    compute=_softmax,
+    shared="attention_head.softmax",
+)
 
 
 # -- attention ----------------------------------------------------------------------------
@@ -271,14 +281,9 @@ def infer_softmax(probes: list[tuple[tuple, dict]], answers: list[Any]) -> Findi
     """``probes`` as (args, kwargs) of softmax, ``answers`` the head's values. A probe the
     head raised on proves nothing of these steps (a softmax written for 2-D arrays raises on
     3-D ones): the others must show them."""
-    answered = [(answer, probe) for answer, probe in zip(answers, probes) if not isinstance(answer, str)]
-    if not answered:  # it raised on every probe: nothing to read
+    if all(isinstance(answer, str) for answer in answers):  # it raised on every probe: nothing to read
         return Finding([], [])
-    explanations = [
-        steps
-        for steps in itertools.product(SHIFTS, TOTALS, AXES)
-        if all(close(answer, _softmax_answer(steps, probe)) for answer, probe in answered)
-    ]
+    explanations = explain(SOFTMAX, probes, answers, prefer_alike=False)
     # A raise proves nothing of a step on its own, but a way that raises on exactly the 2-D
     # inputs where the head raised explains more of its answers than one that does not (on
     # other shapes a head may raise for code no step models: a loop over x[i], say).
@@ -317,8 +322,7 @@ def _raises_beyond_2d(probes: list[tuple[tuple, dict]], answers: list[Any]) -> b
 
 
 def _softmax_answer(steps: tuple[Step, ...], probe: tuple[tuple, dict]) -> Any:
-    (x, *_), kwargs = probe
-    return cached(steps, probe, lambda: evaluate(_softmax_candidate(*steps), (x, kwargs.get("axis"))))
+    return SOFTMAX.answer_of(dict(zip(SOFTMAX.order(), steps)), probe)
 
 
 def _softmax_facts(probes: list, answers: list[Any]) -> list[str]:
@@ -722,22 +726,37 @@ def project(roles: Step, projection: Step, X: np.ndarray, Wq: np.ndarray, Wk: np
     return [X if name == "X" else X @ given[name] for name in names]
 
 
+def self_attention_model(attention: Callable[..., Any] | None = None) -> Model:
+    """self_attention as its steps: which projections make Q, K and V (every role assignment
+    projected the lesson's way, and each other projection with the lesson's roles: the pairs
+    of :func:`projections`), and whether the mask is passed on; around the lesson's attention,
+    or the student's own (``attention``, which answers RAISED where it raised)."""
+
+    def self_attention(ways: Ways, X, Wq, Wk, Wv, mask=None):  # noqa: N803 - the lesson's names
+        Q, K, V = project(*ways["projection"], X, Wq, Wk, Wv)
+        mask = mask if ways["passing"] else None
+        if attention is not None:
+            return attention(Q, K, V) if mask is None else attention(Q, K, V, mask)
+        A = _lesson_weights()(Q, K, V, mask)
+        return A @ V, A
+
+    return Model(
+        tables={"projection": {pair: pair for pair in projections()}, "passing": MASK_PASSING},
+        stages=(Stage(("projection", "passing")),),
+        compute=self_attention,
+        shared="attention_head.self_attention" if attention is None else None,
+    )
+
+
+SELF_ATTENTION = self_attention_model()
+
+
 def infer_self_attention(probes: list[tuple], answers: list[Any]) -> Finding:
     """For a head whose attention is right: which projections make Q, K and V, and whether
     the mask is passed on to the lesson's attention. (A self_attention that computes
-    attention itself is read as attention is: :func:`infer_attention` on its projections.)"""
-    explanations = []
-    weights = _lesson_weights()
-    for (roles, projection), passing in itertools.product(projections(), MASK_PASSING):
-
-        def candidate(X, Wq, Wk, Wv, mask=None, roles=roles, projection=projection, passes=MASK_PASSING[passing]):  # noqa: N803
-            Q, K, V = project(roles, projection, X, Wq, Wk, Wv)
-            A = weights(Q, K, V, mask if passes else None)
-            return A @ V, A
-
-        if all(close_pair(answer, evaluate(candidate, probe)) for probe, answer in zip(probes, answers)):
-            explanations.append((roles, projection, passing))
-    wrong = shared_wrong(explanations)
+    attention itself is read as attention is: :func:`infer_attention` on its projections.)
+    A raise is matched by a way that raises the same (a refusal by none)."""
+    wrong = shared_wrong(explain(SELF_ATTENTION, probes, answers, prefer_alike=False, raises=KIND))
     return Finding([], []) if wrong is None else finding(wrong, "self_attention")
 
 

@@ -27,7 +27,6 @@ variant; then add a head with that mistake to ``tests/multi_head/heads/buggy/`` 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import numpy as np
 
