@@ -86,7 +86,7 @@ def test_per_head(submission, inputs):
 
 @check(inputs=strategies.scale_inputs())
 def test_scale(submission, inputs):
-    """Each head divides its scores by sqrt(d_head), the width of its own queries, not by sqrt(d_model)."""
+    """Each head divides its scores by sqrt(d_head), the width of its own queries."""
     X, *_, n_heads = inputs
     _, A = expect.pair(submission.multi_head_attention(*inputs), CALL)
     _, expected_A = reference.multi_head_attention(*inputs)
