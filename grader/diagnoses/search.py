@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from grader.diagnoses import Unanswered
-from grader.diagnoses.inference import RAISED, Step, cached, close, lesson, refused, shared_wrong
+from grader.diagnoses.inference import RAISED, Step, cached, close, refused, shared_wrong
 
 # A table maps each way of a step to what it does. A way may be a tuple of steps (two steps taken
 # together, where only some pairs are searched): an explanation lists its steps one by one.
@@ -66,11 +66,14 @@ class Model:
     # A name under which every combination's answers are kept for the process, for a model whose
     # ways call none of the head's own functions: they answer the same for every head diagnosed.
     shared: str | None = None
+    # How far a head's answer may be from a way's (the checks' tolerance, or half a unit in the
+    # last decimal a head that rounds keeps).
+    atol: float = 1e-5
 
     def answer(self, chosen: Mapping[str, Step], args: tuple) -> Any:
         """What the combination ``chosen`` answers to ``args`` (RAISED where it raises); the
-        tables not chosen take the lesson's way."""
-        ways = {name: table[chosen[name]] if name in chosen else table[lesson(dict(table))] for name, table in self.tables.items()}
+        tables not chosen take the lesson's way (each table's first)."""
+        ways = {name: table[chosen[name] if name in chosen else next(iter(table))] for name, table in self.tables.items()}
         try:
             with np.errstate(all="ignore"):
                 return self.compute(ways, *(np.copy(a) if isinstance(a, np.ndarray) else a for a in args))
@@ -120,7 +123,10 @@ def explain(
         for so_far in alive:
             for ways in itertools.product(*(model.tables[name] for name in stage.tables)):
                 chosen = {**so_far, **dict(zip(stage.tables, ways))}
-                if all(_fits(answer(chosen, i), values[i], stage.part, raises) for i in (every if stage.probes is None else stage.probes)):
+                if all(
+                    _fits(answer(chosen, i), values[i], stage.part, raises, model.atol)
+                    for i in (every if stage.probes is None else stage.probes)
+                ):
                     grown.append(chosen)
         if len(grown) > MOST_ALIVE:  # the head raised where these steps show: its answers tell too little
             return []
@@ -150,23 +156,23 @@ def proven(explained: Sequence[tuple[Step, ...]]) -> list[Step] | None:
             for step in wrong]
 
 
-def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None, raises: str = UNREAD) -> bool:
+def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None, raises: str = UNREAD, atol: float = 1e-5) -> bool:
     if isinstance(got, str):
         return raises == UNREAD or (isinstance(want, str) and (raises == ANY or want == got))
     if isinstance(want, str):
         return False
     if part is not None:
         want, got = part(want), part(got)
-    return same_value(got, want)
+    return same_value(got, want, atol)
 
 
-def same_value(got: Any, want: Any) -> bool:
+def same_value(got: Any, want: Any, atol: float = 1e-5) -> bool:
     """Equal within the checks' tolerance: arrays of one shape, or, where the way answers a
     tuple (``(out, A)``), tuples of them part by part. A head's list or tuple of numbers
     stands for the array it holds."""
     if isinstance(want, tuple):
-        return isinstance(got, tuple) and len(got) == len(want) and all(same_value(a, b) for a, b in zip(got, want))
-    return close(got, want)
+        return isinstance(got, tuple) and len(got) == len(want) and all(same_value(a, b, atol) for a, b in zip(got, want))
+    return close(got, want, atol)
 
 
 def remembered(call: Callable[..., Any]) -> Callable[..., Any]:

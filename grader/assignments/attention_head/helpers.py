@@ -35,13 +35,13 @@ from grader.assignments.attention_head.steps import (
     attention_sentence,
     returned_forms,
     rounding_of,
+    scores_table,
     self_attention_model,
     tolerance,
-    unmasked_scores,
     weights_of,
 )
 from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, shared_wrong
-from grader.diagnoses.search import ANY, explain
+from grader.diagnoses.search import ANY, Model, Stage, Ways, explain
 
 # The student's function as the diagnosis calls it: arguments in, its answer (or RAISED) out.
 StudentCall = Callable[..., Any]
@@ -126,17 +126,23 @@ def _explained(
 ) -> list[tuple[Step, ...]]:
     """The steps of every candidate that, around one of the student's ``softmaxes``, gives
     what the head's answers show (``own``), read as ``reading``."""
+    every = [*probes.moderate, *probes.large, *probes.masked]
+    values = [*own["moderate"], *own["large"], *own["masked"]]
+    unmasked = len(probes.moderate) + len(probes.large)
     explained: list[tuple[Step, ...]] = []
     for softmax in softmaxes:
-        alive = unmasked_scores(scales)
-        for stage in ("moderate", "large"):
-            for probe, answer in zip(getattr(probes, stage), own[stage]):
-                alive = [scores for scores in alive if _matches(scores, softmax, (probe,), [answer], reading)]
-        explained += [
-            scores.masked(*masking).steps()
-            for scores in alive for masking in MASKINGS
-            if _matches(scores.masked(*masking), softmax, probes.masked, own["masked"], reading)
-        ]
+
+        def shown(ways: Ways, probe: tuple, softmax: StudentCall = softmax) -> Any:
+            return reading.candidate(ways["scores"].masked(*ways["masking"]), softmax, probe)
+
+        model = Model(
+            tables={"scores": scores_table(scales), "masking": {pair: pair for pair in MASKINGS}},
+            stages=(Stage(("scores",), tuple(range(unmasked))), Stage(("masking",), tuple(range(unmasked, len(every))))),
+            compute=shown,
+            atol=tolerance(reading.decimals),
+        )
+        # Each probe is passed whole, as its own argument.
+        explained += explain(model, [(probe,) for probe in every], values, prefer_alike=False)
     return explained
 
 

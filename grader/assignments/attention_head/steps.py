@@ -396,14 +396,13 @@ def _explained_weights(
     ``returns``, show of it: searched in stages (moderate logits, large ones, masks), then,
     where nothing explains them and they look rounded, with rounding on every probe."""
     own = {kind: [weights_of(value, returns) for value in answers[kind]] for kind in answers}
-    first = [w for w in _unmasked_weights(scales) if _matches(w, probes.moderate, own["moderate"], returns)]
-    shifted = [
-        _with_shift(w, shift) for w in first for shift in ATTENTION_SHIFTS
-        if _matches(_with_shift(w, shift), probes.large, own["large"], returns)
-    ]
+    every = [*probes.moderate, *probes.large, *probes.masked]
+    every_own = [*own["moderate"], *own["large"], *own["masked"]]
+    model = _attention_model(returns, scales, probes)
+    # The search lists the steps stage by stage; a Weights lists the mask's before the softmax's.
     masked = [
-        _with_masking(w, *masking) for w in shifted for masking in MASKINGS
-        if _matches(_with_masking(w, *masking), probes.masked, own["masked"], returns)
+        _weights((*scores, reading, fill, normaliser, shift))
+        for *scores, normaliser, shift, reading, fill in explain(model, [(probe,) for probe in every], every_own, prefer_alike=False)
     ]
     if masked:
         return [(w, w.steps()) for w in masked]
@@ -411,9 +410,43 @@ def _explained_weights(
     if decimals is None:
         return []
     rounding = next(step for step, places in ROUNDINGS.items() if places == decimals)
-    every = [*probes.moderate, *probes.large, *probes.masked]
-    every_own = [*own["moderate"], *own["large"], *own["masked"]]
     return [(w, (*w.steps(), rounding)) for w in _all_stages(scales) if _matches(w, every, every_own, returns, decimals)]
+
+
+def scores_table(scales: tuple[Step, ...]) -> dict[tuple[Step, ...], Scores]:
+    """Every unmasked way of computing the scores, keyed by its five steps (the mask's two are searched after)."""
+    return {scores.steps()[:5]: scores for scores in unmasked_scores(scales)}
+
+
+def _attention_model(returns: Step, scales: tuple[Step, ...], probes: AttentionProbes) -> Model:
+    """A with the lesson's softmax, as the answers returned as ``returns`` show it: the scores
+    and the softmax's axis on moderate unmasked probes, the max shift on large ones, the mask
+    on masked ones (indices into the three kinds of probes, in that order; each probe is
+    passed whole, as its own argument)."""
+    moderate, large = len(probes.moderate), len(probes.large)
+
+    def shown(ways: Ways, probe: tuple) -> Any:
+        weights = _weights((*ways["scores"].steps()[:5], *ways["masking"], ways["normaliser"], ways["shift"]))
+        return as_answered(cached(weights, probe, lambda: evaluate(weights, probe)), probe, returns)
+
+    return Model(
+        tables={
+            "scores": scores_table(scales), "normaliser": {step: step for step in NORMALISERS},
+            "shift": {step: step for step in ATTENTION_SHIFTS}, "masking": {pair: pair for pair in MASKINGS},
+        },
+        stages=(
+            Stage(("scores", "normaliser"), tuple(range(moderate))),
+            Stage(("shift",), tuple(range(moderate, moderate + large))),
+            Stage(("masking",), tuple(range(moderate + large, moderate + large + len(probes.masked)))),
+        ),
+        compute=shown,
+    )
+
+
+def _weights(steps: tuple[Step, ...]) -> Weights:
+    """The way of computing A whose steps are the scores' five, the mask's two, the softmax's axis and its shift."""
+    orientation, scale, division, default_mask, scaled, reading, fill, normaliser, shift = steps
+    return Weights(Scores(orientation, scale, division, default_mask, scaled, reading, fill), normaliser, shift)
 
 
 def attention_sentence(step: Step) -> str:
@@ -441,10 +474,6 @@ def rounding_of(weights: list[Any], returns: Step) -> int | None:
 
 def _with_shift(weights: Weights, shift: Step) -> Weights:
     return dataclasses.replace(weights, shift=shift)
-
-
-def _with_masking(weights: Weights, reading: Step, fill: Step) -> Weights:
-    return dataclasses.replace(weights, scores=weights.scores.masked(reading, fill))
 
 
 @functools.cache
