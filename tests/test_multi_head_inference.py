@@ -97,7 +97,42 @@ def test_a_merge_by_reshape_in_the_layer_is_not_said_to_mix_the_attention():
 
     head.multi_head_attention = multi_head_attention
     message = told(head)["mha_reshape_without_transpose"]
-    assert "merges" in message and "weights A are right" in message and "splits" not in message
+    assert "merges" in message and "each row of out mixes tokens and heads" in message and "splits" not in message
+
+
+def test_a_merge_by_reshape_beside_a_wrong_scale_is_not_said_to_leave_the_weights_right():
+    head = layer(scale=lambda d_head, d_model: np.sqrt(d_model))
+
+    def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):  # noqa: N803
+        Q, K, V = (split_heads(X @ W, n_heads) for W in (Wq, Wk, Wv))
+        scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(X.shape[1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        A = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = A / A.sum(axis=-1, keepdims=True)
+        return (A @ V).reshape(X.shape[0], X.shape[1]) @ Wo, A
+
+    head.multi_head_attention = multi_head_attention
+    found = told(head)
+    assert set(found) == {"mha_scale_d_model", "mha_reshape_without_transpose"}
+    assert "weights A are right" not in found["mha_reshape_without_transpose"]
+
+
+def test_a_scale_written_inline_with_a_power_is_told_what_python_computes():
+    head = layer(scale=lambda d_head, d_model: 2.0 * d_head)  # scores / d_head ** 1/2
+    message = told(head)["mha_scale_precedence"]
+    assert "2·d_head" in message and "scores / d_head ** 1/2" in message
+    head = layer(scale=lambda d_head, d_model: d_head / 2)  # scale = d_head ** 1/2; scores / scale
+    message = told(head)["mha_scale_precedence"]
+    assert "d_head / 2" in message and "scores / d_head ** 1/2" not in message
+
+
+def test_a_layer_returning_a_then_out_is_told_so():
+    head = layer()
+    lesson = head.multi_head_attention
+    head.multi_head_attention = lambda *args, **kwargs: tuple(reversed(lesson(*args, **kwargs)))
+    (sentence,) = told(head).values()
+    assert "returns (A, out)" in sentence
 
 
 def test_advice_for_a_split_the_layer_undoes_says_to_fix_both():

@@ -73,12 +73,14 @@ PROBES: dict[str, list[Probe]] = {
         Probe("split_heads", (X_3x6, 3)),  # d_head 2
         Probe("split_heads", (X_3x6, 2)),  # d_head 3
         Probe("split_heads", (_matrix(5, 4, 2), 2)),  # d_head 1
+        Probe("split_heads", (COUNTING_2x4, 1)),  # one head: a stub that answers it is no stub
     ],
     "merge_heads": [
         Probe("merge_heads", (np.arange(8.0).reshape(2, 2, 2),)),
         Probe("merge_heads", (np.arange(12.0).reshape(2, 3, 2),)),  # 2 heads, 3 tokens
         Probe("merge_heads", (np.arange(12.0).reshape(3, 2, 2),)),  # 3 heads, 2 tokens
         Probe("merge_heads", (np.arange(12.0).reshape(2, 2, 3),)),  # heads 3 wide
+        Probe("merge_heads", (np.arange(6.0).reshape(1, 3, 2),)),  # one head: a stub that answers it is no stub
     ],
     "multi_head_attention": [
         Probe("multi_head_attention", (X_3x4, *W_4, 2)),
@@ -175,7 +177,11 @@ def _how_to_split_and_merge(evidence: Evidence) -> str:
     """The fix for a split or merge by reshape inside the layer: the student's own helpers where they are right."""
     if _helpers_right(evidence):
         return " Your split_heads and merge_heads are right: call them (split_heads(X @ Wq, n_heads), ..., merge_heads(A @ V))."
-    return " Reshape to (n, n_heads, d_head) and .transpose(1, 0, 2) to split; .transpose(1, 0, 2) and reshape to (n, d_model) to merge."
+    return (
+        " Reshape to (n, n_heads, d_head) and .transpose(1, 0, 2) to split; .transpose(1, 0, 2) and reshape to "
+        "(n, d_model) to merge. If it calls split_heads or merge_heads and reorders what they give, fix them together: "
+        "fixing the helpers alone will not fix it."
+    )
 
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
@@ -242,7 +248,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "multi_head_attention {words}. Reshape reads an array row by row, so without the transpose it cuts the "
         "wrong numbers into heads (handout sections 3 and 4).{consequence}",
         "multi_head_attention",
-        words="splits or merges the heads as a reshape alone does, with no transpose",
+        words="splits or merges the heads as a reshape alone would",
         consequence=_how_to_split_and_merge,
     ),
     Mistake(
@@ -324,7 +330,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mha_mask_one_head",
-        "multi_head_attention applies the mask in {words}; the other heads still see every "
+        "multi_head_attention applies the mask in {words}; the heads left out still see every "
         "token, the future too. The one (n, n) mask holds for every head: np.where(mask, scores, -np.inf) "
         "on the (n_heads, n, n) scores broadcasts it over the heads, and a loop over heads masks each one "
         "(handout section 6, 'One mask for every head').",

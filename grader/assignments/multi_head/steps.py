@@ -63,12 +63,12 @@ def merge_reshape_only(H: np.ndarray) -> np.ndarray:
 CALLS_SPLIT = ok("split_heads")
 CALLS_MERGE = ok("merge_heads")
 SPLIT_RESHAPED = Step(
-    "splits the projections into heads as a reshape alone does, with no transpose putting the heads first, so each "
-    "head's queries and keys mix tokens and heads, and its weights A are wrong", "mha_reshape_without_transpose",
+    "splits the projections into heads as P.reshape(n_heads, n, d_head) alone would, so each head's queries and keys "
+    "mix tokens and heads", "mha_reshape_without_transpose",
 )
 MERGE_RESHAPED = Step(
-    "merges the heads' outputs as a reshape alone does, with no transpose putting the tokens first: its weights A "
-    "are right, but each row of out mixes tokens and heads", "mha_reshape_without_transpose",
+    "merges the heads' outputs as H.reshape(n, n_heads * d_head) alone would, so each row of out mixes tokens and "
+    "heads", "mha_reshape_without_transpose",
 )
 
 
@@ -93,10 +93,11 @@ SCALES: Table = {
     Step("sqrt(d_model), the width of X, not of a head", "mha_scale_d_model"): lambda dh, dm, n, h: np.sqrt(dm),
     Step("1: the scores are not scaled", "mha_missing_scale"): lambda dh, dm, n, h: 1.0,
     Step("d_head", "mha_scale_by_d_head"): lambda dh, dm, n, h: float(dh),
-    # scores * d_head ** -1/2 is scores * (1 / d_head) / 2: ** binds before / .
-    Step("2·d_head, as scores * d_head ** -1/2 computes (** binds before /, so that is (1 / d_head) / 2)",
-         "mha_scale_precedence"): lambda dh, dm, n, h: 2.0 * dh,
-    Step("d_head / 2, as scores / d_head ** 1/2 computes (** binds before /, so that is d_head / 2)",
+    # ** binds before /: written inline, scores / d_head ** 1/2 and scores * d_head ** -1/2 both divide by
+    # 2·d_head; a scale d_head ** 1/2 computed first and divided by is d_head / 2.
+    Step("2·d_head (** binds before /: written inline, scores / d_head ** 1/2 and scores * d_head ** -1/2 both "
+         "compute that)", "mha_scale_precedence"): lambda dh, dm, n, h: 2.0 * dh,
+    Step("d_head / 2 (** binds before /: d_head ** 1/2 is d_head / 2, not sqrt(d_head))",
          "mha_scale_precedence"): lambda dh, dm, n, h: dh / 2,
     Step("sqrt(n), the number of tokens", "mha_scale_wrong_dim"): lambda dh, dm, n, h: np.sqrt(n),
     Step("sqrt(n_heads), the number of heads", "mha_scale_wrong_dim"): lambda dh, dm, n, h: np.sqrt(h),
@@ -282,6 +283,9 @@ def observed(probes: list[tuple], values: list[Any]) -> list[str]:
         X, n_heads = args[0], args[5]
         n, d_model = X.shape
         out, A = _array(out), _array(A)
+        if out is not None and A is not None and out.shape == (n_heads, n, n) and A.shape == (n, d_model) != out.shape:
+            return [f"multi_head_attention returns (A, out): for X of shape {X.shape} and n_heads = {n_heads} its first "
+                    f"value has A's shape {out.shape} and its second out's {A.shape}. Return out first: return out, A."]
         if A is None or A.shape != (n_heads, n, n):
             shape = "no array" if A is None else f"shape {A.shape}"
             return [f"multi_head_attention's A has {shape} for X of shape {X.shape} and n_heads = {n_heads}, where "
@@ -308,8 +312,13 @@ def observed(probes: list[tuple], values: list[Any]) -> list[str]:
     if all(len(probes[index]) == 7 for index in wrong_weights):
         if not unmasked_answered:
             return []
-        return ["multi_head_attention's weights A are right without a mask but not with one: the mask decides which "
-                "scores become -inf before softmax, in every head (handout section 6)."]
+        args = probes[wrong_weights[0]]
+        A, want_A = _array(values[wrong_weights[0]][1]), reference.multi_head_attention(*args)[1]
+        head, row = next((h, i) for h in range(A.shape[0]) for i in range(A.shape[1]) if not close_enough(A[h, i], want_A[h, i]))
+        shown = _told_apart(A[head, row], want_A[head, row])
+        return [f"multi_head_attention's weights A are right without a mask but not with one: with the mask "
+                f"{_listed(args[6].astype(int), 0)} (1: may attend) on X of shape {args[0].shape} and n_heads = {args[5]}, "
+                f"head {head}'s row {row} is {shown[0]}, where the handout's is {shown[1]} (handout section 6)."]
     first = next(index for index in wrong_weights if len(probes[index]) < 7)
     args = probes[first]
     A, want_A = _array(values[first][1]), reference.multi_head_attention(*args)[1]
