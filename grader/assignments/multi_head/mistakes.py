@@ -18,9 +18,9 @@ wrong ``split_heads`` or ``merge_heads`` sits under a ``multi_head_attention`` w
 answers are right (it undoes the helper's mistake itself), the message says to fix the
 two together.
 
-To add a mistake: a variant of a helper below and a :class:`Mistake` in ``MISTAKES``, or
-a way of a step in ``steps.py`` with the mistake's id and a :class:`Mistake` with no
-variant; then add a head with that mistake to ``tests/multi_head/heads/buggy/`` with a
+To add a mistake: a variant of a helper in ``steps.py`` (beside the split and merge
+students write) and a :class:`Mistake` in ``MISTAKES`` naming it, or a way of a step in
+``steps.py`` with the mistake's id and a :class:`Mistake` with no variant; then add a head with that mistake to ``tests/multi_head/heads/buggy/`` with a
 ``# diagnosis:`` line.
 """
 
@@ -104,28 +104,6 @@ UNMASKED, MASKED = (0, 3, 5, 6, 8), (1, 2, 4, 7, 9)
 REFERENCE: dict[str, Callable] = dict(reference.FUNCTIONS)
 
 
-# -- variants of split_heads and merge_heads ---------------------------------------------
-
-
-def _split_interleaved(X: np.ndarray, n_heads: int) -> np.ndarray:
-    n, d_model = X.shape
-    return X.reshape(n, d_model // n_heads, n_heads).transpose(2, 0, 1)  # head h: columns h::n_heads
-
-
-def _split_tokens_first(X: np.ndarray, n_heads: int) -> np.ndarray:
-    n, d_model = X.shape
-    return X.reshape(n, n_heads, d_model // n_heads)
-
-
-def _merge_interleaved(H: np.ndarray) -> np.ndarray:
-    n_heads, n, d_head = H.shape
-    return H.transpose(1, 2, 0).reshape(n, n_heads * d_head)
-
-
-def _merge_stacks_tokens(H: np.ndarray) -> np.ndarray:
-    return np.concatenate(list(H), axis=0)  # (n_heads * n, d_head)
-
-
 # -- what a message says of this very head ---------------------------------------------------
 
 
@@ -201,7 +179,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "h*d_head:(h+1)*d_head: reshaping to (n, d_head, n_heads) cuts each row the wrong way round. "
         "Reshape to (n, n_heads, d_head), then .transpose(1, 0, 2) (handout section 3).{consequence}",
         "split_heads",
-        (_split_interleaved,),
+        (steps.split_interleaved,),
         **HELPER_OF_THE_LAYER,
     ),
     Mistake(
@@ -210,7 +188,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "heads axis must come first, (n_heads, n, d_head), so that H[h] is one head's (n, d_head) "
         "matrix: move it there with .transpose(1, 0, 2) (handout section 3).{consequence}",
         "split_heads",
-        (_split_tokens_first,),
+        (steps.split_tokens_first,),
         **HELPER_OF_THE_LAYER,
     ),
     Mistake(
@@ -230,7 +208,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "n_heads) before reshaping. Use .transpose(1, 0, 2), to (n, n_heads, d_head) (handout section 4)."
         "{consequence}",
         "merge_heads",
-        (_merge_interleaved,),
+        (steps.merge_interleaved,),
         **HELPER_OF_THE_LAYER,
     ),
     Mistake(
@@ -239,7 +217,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "does along its default axis 0: heads must sit side by side, in columns, one row per token: "
         "(n, n_heads * d_head), e.g. np.concatenate(list(H), axis=1) (handout section 4).{consequence}",
         "merge_heads",
-        (_merge_stacks_tokens,),
+        (steps.merge_stacks_tokens,),
         **HELPER_OF_THE_LAYER,
     ),
     # multi_head_attention's mistakes are steps of steps.py: their words come from the step found.

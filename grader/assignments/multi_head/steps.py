@@ -40,24 +40,39 @@ PROJECTIONS: Table = {
 }
 
 
-def split_inline(P: np.ndarray, n_heads: int) -> np.ndarray:
-    n, d_model = P.shape
-    return P.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+def _split(shape: Callable[[int, int, int], tuple[int, ...]], axes: tuple[int, ...] | None = None) -> Callable:
+    """A split of P (n, d_model) into heads: reshaped to ``shape(n, n_heads, d_head)``, then transposed to ``axes``."""
+
+    def split(P: np.ndarray, n_heads: int) -> np.ndarray:  # noqa: N803
+        n, d_model = P.shape
+        heads = P.reshape(shape(n, n_heads, d_model // n_heads))
+        return heads if axes is None else heads.transpose(axes)
+
+    return split
 
 
-def split_reshape_only(P: np.ndarray, n_heads: int) -> np.ndarray:
-    n, d_model = P.shape
-    return P.reshape(n_heads, n, d_model // n_heads)
+def _merge(axes: tuple[int, ...] | None = None) -> Callable:
+    """A merge of H (n_heads, n, d_head): transposed to ``axes``, then reshaped to (n, n_heads * d_head)."""
+
+    def merge(H: np.ndarray) -> np.ndarray:  # noqa: N803
+        n_heads, n, d_head = H.shape
+        return (H if axes is None else H.transpose(axes)).reshape(n, n_heads * d_head)
+
+    return merge
 
 
-def merge_inline(H: np.ndarray) -> np.ndarray:
-    n_heads, n, d_head = H.shape
-    return H.transpose(1, 0, 2).reshape(n, n_heads * d_head)
+split_inline = _split(lambda n, h, d: (n, h, d), (1, 0, 2))
+split_reshape_only = _split(lambda n, h, d: (h, n, d))
+# The other wrong splits and merges students write (matched whole, as split_heads's and merge_heads's own).
+split_interleaved = _split(lambda n, h, d: (n, d, h), (2, 0, 1))  # head h: columns h::n_heads
+split_tokens_first = _split(lambda n, h, d: (n, h, d))
+merge_inline = _merge((1, 0, 2))
+merge_reshape_only = _merge()
+merge_interleaved = _merge((1, 2, 0))
 
 
-def merge_reshape_only(H: np.ndarray) -> np.ndarray:
-    n_heads, n, d_head = H.shape
-    return H.reshape(n, n_heads * d_head)
+def merge_stacks_tokens(H: np.ndarray) -> np.ndarray:  # noqa: N803
+    return np.concatenate(list(H), axis=0)  # (n_heads * n, d_head), as concatenate's default axis 0 gives
 
 
 CALLS_SPLIT = ok("split_heads")
