@@ -266,3 +266,20 @@ def test_advice_for_a_layer_with_a_stub_merge_does_not_send_it_to_the_stub():
     head.merge_heads, head.multi_head_attention = stub, multi_head_attention
     message = told(head)["mha_no_output_projection"]
     assert "merge_heads(" not in message
+
+
+def test_a_stage_whose_probes_all_raised_works_out_no_way_and_too_many_survivors_stop_the_search():
+    calls = []
+
+    def compute(ways, x):
+        calls.append(x)
+        return x * ways["a"] + ways["b"]
+
+    tables = {"a": {ok("once"): 1.0, Step("doubles", "doubles"): 2.0}, "b": {ok("plus 0"): 0.0, Step("plus 1", "shifts"): 1.0}}
+    model = Model(tables=tables, stages=(Stage(("a",), (0,)), Stage(("b",), (1,))), compute=compute)
+    probes = [(np.array([1.0]),), (np.array([3.0]),)]
+    explained = explain(model, probes, [diagnoses.RAISED, np.array([7.0])], prefer_alike=False)
+    assert shared_wrong(explained) == [Step("doubles", "doubles"), Step("plus 1", "shifts")]
+    assert all(x[0] == 3.0 for x in calls)  # the raised probe was never worked out
+    bounded = Model(tables=tables, stages=model.stages, compute=compute, most_alive=1)
+    assert explain(bounded, probes, [diagnoses.RAISED, np.array([7.0])]) == []

@@ -69,6 +69,10 @@ class Model:
     # How far a head's answer may be from a way's (the checks' tolerance, or half a unit in the
     # last decimal a head that rounds keeps).
     atol: float = 1e-5
+    # More combinations than this alive after a stage means its probes told its ways apart hardly
+    # at all (the head raised on them): reading on would cost minutes and prove nothing, so the
+    # search stops with no explanation (None: no bound, for a model whose product is small).
+    most_alive: int | None = None
 
     def answer(self, chosen: Mapping[str, Step], args: tuple) -> Any:
         """What the combination ``chosen`` answers to ``args`` (RAISED where it raises); the
@@ -92,11 +96,6 @@ class Model:
             return self.answer(chosen, probe)
         key = (self.shared, tuple(chosen.get(name) for name in self.tables))
         return cached(key, probe, lambda: self.answer(chosen, probe))
-
-
-# More combinations than this alive after a stage means the stage's probes told its ways apart
-# hardly at all (the head raised on them): reading on would cost minutes and prove nothing.
-MOST_ALIVE = 2000
 
 
 def explain(
@@ -124,11 +123,13 @@ def explain(
             for ways in itertools.product(*(model.tables[name] for name in stage.tables)):
                 chosen = {**so_far, **dict(zip(stage.tables, ways))}
                 if all(
-                    _fits(answer(chosen, i), values[i], stage.part, raises, model.atol)
+                    # A raise that proves nothing is not compared: the way is not even worked out.
+                    (raises == UNREAD and isinstance(values[i], str))
+                    or _fits(answer(chosen, i), values[i], stage.part, raises, model.atol)
                     for i in (every if stage.probes is None else stage.probes)
                 ):
                     grown.append(chosen)
-        if len(grown) > MOST_ALIVE:  # the head raised where these steps show: its answers tell too little
+        if model.most_alive is not None and len(grown) > model.most_alive:
             return []
         alive = grown
     alike = [chosen for chosen in alive if prefer_alike and all(

@@ -252,6 +252,8 @@ def model(split_heads: Callable[..., Any] | None, merge_heads: Callable[..., Any
             Stage(("reading", "fill"), masked),
         ),
         compute=layer,
+        # A layer that raised on every unmasked probe leaves its first two stages' 15,552 ways alive.
+        most_alive=2000,
     )
 
 
