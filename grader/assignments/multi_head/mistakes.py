@@ -107,17 +107,20 @@ REFERENCE: dict[str, Callable] = dict(reference.FUNCTIONS)
 # -- what a message says of this very head ---------------------------------------------------
 
 
+def _all_right(function: str, probes: list[Probe], answers: list[Answer]) -> bool:
+    """Whether the head answered every probe of ``function`` as the reference does."""
+    return bool(answers) and all(same(answer.value, REFERENCE[function](*probe.args)) for probe, answer in zip(probes, answers))
+
+
+def _right(evidence: Evidence, function: str) -> bool:
+    return _all_right(function, evidence.probes[function], evidence.answers.get(function, []))
+
+
 def _layer_right_as_it_is(evidence: Evidence) -> str:
     """For a wrong split_heads or merge_heads: where multi_head_attention's answers are right
     (it undoes the helper's mistake itself, or does not call it), fixing the helper alone
     may break it; the message says so."""
-    got = evidence.answers.get("multi_head_attention")
-    if not got:
-        return ""
-    expected = [reference.multi_head_attention(*probe.args) for probe in evidence.probes["multi_head_attention"]]
-    if not all(same(answer.value, want) for answer, want in zip(got, expected)):
-        return ""
-    return _RIGHT_AS_IT_IS
+    return _RIGHT_AS_IT_IS if _right(evidence, "multi_head_attention") else ""
 
 
 _RIGHT_AS_IT_IS = (
@@ -142,18 +145,9 @@ def _changed_arguments(evidence: Evidence) -> str:
     return " and ".join(", ".join(changed).rsplit(", ", 1)) if changed else "an argument"
 
 
-def _helpers_right(evidence: Evidence) -> bool:
-    return all(
-        function in evidence.answers and all(
-            same(answer.value, REFERENCE[function](*probe.args)) for probe, answer in zip(evidence.probes[function], evidence.answers[function])
-        )
-        for function in ("split_heads", "merge_heads")
-    )
-
-
 def _how_to_split_and_merge(evidence: Evidence) -> str:
     """The fix for a split or merge by reshape inside the layer: the student's own helpers where they are right."""
-    if _helpers_right(evidence):
+    if _right(evidence, "split_heads") and _right(evidence, "merge_heads"):
         return " Your split_heads and merge_heads are right: call them (split_heads(X @ Wq, n_heads), ..., merge_heads(A @ V))."
     return (
         " Reshape to (n, n_heads, d_head) and .transpose(1, 0, 2) to split; .transpose(1, 0, 2) and reshape to "
@@ -403,9 +397,8 @@ def _infer_helper(function: str) -> Callable[..., Finding]:
     def inferred(got: list[Answer], call: Callable[[Probe], Answer], helpers: str, standing: Mapping[str, str]) -> Finding:
         probes = [probe.args for probe in PROBES[function]]
         sentences = steps.helper_observed(function, probes, values_read(got), REFERENCE[function])
-        layer = [call(probe) for probe in PROBES["multi_head_attention"]] if sentences else []
-        if layer and all(same(answer.value, reference.multi_head_attention(*probe.args))
-                         for probe, answer in zip(PROBES["multi_head_attention"], layer)):
+        layer = PROBES["multi_head_attention"]
+        if sentences and _all_right("multi_head_attention", layer, [call(probe) for probe in layer]):
             sentences = [sentences[0] + _RIGHT_AS_IT_IS]
         return Finding([], sentences)
 
