@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 from grader import __version__, assignments
-from grader.assignments import Assignment
+from grader.assignments import Assignment, outside
 from grader.errors import UsageError
 from grader.handout_notebook import handout_notebook
 from grader.report import write_atomic
@@ -42,6 +42,8 @@ PRIVATE = frozenset({SECRET_FILE})
 CLASSROOM_WORKFLOW = ".github/workflows/classroom.yml"
 # What the grader imports at run time, pinned to the versions installed here.
 RUNTIME_REQUIREMENTS = ("numpy", "pytest", "pytest-json-report", "hypothesis", "click", "nbformat")
+# Where a bundle carries a course's own assignment folder (grader.assignments.outside).
+COURSE_FOLDER = "assignment"
 # Zip entries get one fixed time, so the same grader and rubric give the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 # A Docker image reference: [registry/]name[/name...][:tag] (lower-case names, as Docker requires).
@@ -57,7 +59,7 @@ def gradescope_bundle(out: Path, rubric: Rubric, secret: bytes | None = None) ->
     """
     assignment = assignments.get(rubric.assignment)
     entries = {name: _filled_in((GRADESCOPE_TEMPLATES / name).read_bytes(), assignment) for name in GRADESCOPE_SCRIPTS}
-    entries |= _grader_files(rubric, secret)
+    entries |= _grader_files(rubric, secret) | _course_files(assignment)
     _write_zip(out, entries)
     return list(entries)
 
@@ -85,7 +87,7 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
         "entrypoint": _filled_in((PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(), assignment),
         "info.json": (json.dumps(prairielearn_info(image), indent=2) + "\n").encode(),
     }
-    entries |= _grader_files(rubric, None)
+    entries |= _grader_files(rubric, None) | _course_files(assignment)
     _write_folder(out, entries)
     return list(entries)
 
@@ -128,9 +130,45 @@ def _grader_files(rubric: Rubric, secret: bytes | None) -> dict[str, bytes]:
 
 def _filled_in(script: bytes, assignment: Assignment) -> bytes:
     """A platform's script or Dockerfile with the assignment's handout (the file it grades,
-    ``@HANDOUT@`` its name without the suffix) and reference head (``@REFERENCE@``)."""
+    ``@HANDOUT@`` its name without the suffix), the bundle's path of its reference head
+    (``@REFERENCE@``), and for a course's own assignment the option that names the
+    folder the bundle carries (``@ASSIGNMENT@``) and the Dockerfile line that copies it."""
     handout = Path(assignment.handout).stem.encode()
-    return script.replace(b"@HANDOUT@", handout).replace(b"@REFERENCE@", assignment.reference.encode())
+    course = _course_folder(assignment)
+    option = f" --assignment {course}" if course else ""
+    copy = f"COPY {COURSE_FOLDER} ./{COURSE_FOLDER}\n" if course else ""
+    return (
+        script.replace(b"@HANDOUT@", handout)
+        .replace(b"@REFERENCE@", _in_bundle(assignment, assignment.reference).encode())
+        .replace(b" @ASSIGNMENT@", option.encode())
+        .replace(b"@COPY_ASSIGNMENT@\n", copy.encode())
+    )
+
+
+def _course_folder(assignment: Assignment) -> str | None:
+    """Where a bundle carries a course's own assignment folder (None: a shipped one)."""
+    return f"{COURSE_FOLDER}/{assignment.folder.name}" if assignment.folder is not None else None
+
+
+def _course_files(assignment: Assignment) -> dict[str, bytes]:
+    """A course's own assignment folder, as the bundle carries it (an extension's base
+    comes with the grader's package)."""
+    course = _course_folder(assignment)
+    if course is None:
+        return {}
+    return {f"{course}/{relative}": content for relative, content in outside.folder_files(assignment.folder).items()}
+
+
+def _in_bundle(assignment: Assignment, relative: str) -> str:
+    """The path in a bundle of an assignment's data file: in the course's folder, or among
+    the grader's bundled files."""
+    path = assignment.path(relative).resolve()
+    if assignment.folder is not None and path.is_relative_to(assignment.folder):
+        return f"{_course_folder(assignment)}/{path.relative_to(assignment.folder).as_posix()}"
+    for root in (PACKAGE / "_bundled", PACKAGE.parent):
+        if path.is_relative_to(root):
+            return f"grader/_bundled/{path.relative_to(root).as_posix()}"
+    raise UsageError(f"the assignment's file {path} is neither in its folder nor in the grader")
 
 
 def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
@@ -190,7 +228,7 @@ def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = 
     handout = f"{stem}.ipynb" if notebook else assignment.handout
     written = []
     for relative, source in assignment.template.items():
-        path = project_file(source)
+        path = assignment.path(source)
         target = out / (handout if relative == assignment.handout else relative)
         target.parent.mkdir(parents=True, exist_ok=True)
         if notebook and relative == assignment.handout:
@@ -202,11 +240,35 @@ def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = 
     for written_anew in (out / handout, out / "rubric.toml"):
         written_anew.chmod(0o644)  # as the copied files are: write_atomic's are the writer's alone
     workflow = out / CLASSROOM_WORKFLOW
-    workflow.write_text(_with_install(workflow.read_text(encoding="utf-8"), install), encoding="utf-8")
+    if CLASSROOM_WORKFLOW not in assignment.template:  # a course's own assignment: the shipped workflow
+        shipped = assignments.get(assignments.DEFAULT)
+        workflow.parent.mkdir(parents=True, exist_ok=True)
+        workflow.write_text(
+            _for_handout(shipped.path(shipped.template[CLASSROOM_WORKFLOW]).read_text(encoding="utf-8"), stem), encoding="utf-8"
+        )
+        written.append(CLASSROOM_WORKFLOW)
+    text = _for_assignment(_with_install(workflow.read_text(encoding="utf-8"), install), assignment)
+    workflow.write_text(text, encoding="utf-8")
     readme = out / "README.md"
-    text = readme.read_text(encoding="utf-8") + _self_check_section(install, assignment.handout)
+    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    text += _self_check_section(install, assignment.handout, _assignment_option(assignment))
     readme.write_text(text.replace(assignment.handout, handout), encoding="utf-8")
+    written.append("README.md")
     return sorted({*written, "rubric.toml"})
+
+
+def _assignment_option(assignment: Assignment) -> str:
+    """What a student's ``grader check`` adds to find a course's own assignment: its name,
+    which the course's package (``--install``) declares under the entry point group
+    ``grader.assignments``. The folder itself is never exported: it holds the reference."""
+    return "" if assignment.folder is None else f" --assignment {assignment.name}"
+
+
+def _for_assignment(workflow: str, assignment: Assignment) -> str:
+    check = 'grader check "$submission" --no-follow-links'
+    if check not in workflow:
+        raise UsageError(f"the student template's {CLASSROOM_WORKFLOW} no longer runs {check}")
+    return workflow.replace(check, f'grader check "$submission"{_assignment_option(assignment)} --no-follow-links')
 
 
 def _for_handout(text: str, stem: str) -> str:
@@ -236,7 +298,7 @@ def public_rubric_toml(rubric: Rubric) -> str:
     return rubric_toml(rubric, [check for check in rubric.checks if check.visibility == "visible"], header)
 
 
-def _self_check_section(install: str, handout: str) -> str:
+def _self_check_section(install: str, handout: str, option: str) -> str:
     return f"""
 ## Run this assignment's checks
 
@@ -249,13 +311,13 @@ python -m pip install "{install}"
 Then, in this folder:
 
 ```
-grader check {handout} --rubric rubric.toml
+grader check {handout}{option} --rubric rubric.toml
 ```
 
 or, if you prefer pytest's own output:
 
 ```
-pytest --attention-submission {handout} --attention-rubric rubric.toml
+pytest --attention-submission {handout}{option.replace(" --assignment ", " --attention-assignment ")} --attention-rubric rubric.toml
 ```
 
 `rubric.toml` lists the checks you can run here and their points. The course may grade

@@ -43,7 +43,7 @@ import grader.pytest_entry  # noqa: F401, E402
 from grader import assignments  # noqa: E402
 
 # The default assignment's checks; another's are imported by its first run (once per process).
-_package = importlib.import_module(assignments.get().checks_package)
+_package = importlib.import_module(assignments.get().check_packages[0])
 for _module in pkgutil.iter_modules(_package.__path__):
     importlib.import_module(f"{_package.__name__}.{_module.name}")
 

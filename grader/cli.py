@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -79,9 +80,10 @@ def rubric_options(command: Callable) -> Callable:
     )(command)
     return click.option(
         "--assignment",
-        type=click.Choice(assignments.NAMES),
+        metavar="NAME|FOLDER",
         default=None,
-        help="The assignment graded (default: the one the rubric's name is; for `check`, else the one whose "
+        help=f"The assignment graded: {', '.join(assignments.NAMES)}, an installed course's, or the path of a "
+        "course's own assignment folder (default: the one the rubric's name is; for `check`, else the one whose "
         f"handout FILE is named after, such as multi_head.py; else {assignments.DEFAULT}).",
     )(command)
 
@@ -500,6 +502,57 @@ def export_student_command(out: Path, rubric: Path | None, assignment: str | Non
     """
     written = export_student(out, chosen_rubric(rubric, assignment), install, notebook=notebook)
     echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
+
+
+@cli.command("new-assignment")
+@click.argument("name")
+@click.argument("out", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--reference", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The reference file: its public functions are what students write.")
+def new_assignment_command(name: str, out: Path, reference: Path) -> None:
+    """Write a working assignment folder DIR/NAME from a reference file: the Assignment, a
+    template that raises NotImplementedError, a first property check per function, a
+    rubric, an empty list of known mistakes and a handout stub. Then: grader validate DIR/NAME."""
+    from grader.skeleton import write_skeleton
+
+    written = write_skeleton(name, out, reference)
+    echo(f"wrote {len(written)} files to {out / name}: {', '.join(written)}")
+    echo(f"next: grader validate {out / name}")
+
+
+@cli.command("validate")
+@click.argument("assignment_spec", metavar="ASSIGNMENT")
+@click.option("--rubric", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Rubric TOML file (default: the assignment's own).")
+@click.option("--jobs", type=click.IntRange(min=2), default=2, show_default=True,
+              help="The second grading's jobs (the first runs one): both must give the same grades.")
+@click.option("--mutants", type=click.IntRange(min=0), default=150, show_default=True,
+              help="Grade at most this many mutants of the reference (0: no mutation score; needs the authoring extra).")
+@click.option("--min-mutation-score", type=click.FloatRange(0, 100), default=0.0, show_default=True,
+              help="Fail below this mutation score, in percent.")
+@click.option("--sandbox", type=click.Choice(["auto", *ISOLATIONS]), default="auto", show_default=True,
+              help="Isolation of the graded files: bubblewrap where it works (auto), or a plain process.")
+def validate_command(
+    assignment_spec: str, rubric: Path | None, jobs: int, mutants: int, min_mutation_score: float, sandbox: str
+) -> None:
+    """Check ASSIGNMENT (a name, or a course's assignment folder) before students see it:
+    the reference gets full marks, the template 0 and "not written yet", each known
+    mistake's variant loses points on its checks and is named alone, grades are the same
+    with one job and with several, and mutants of the reference that no check kills are
+    listed. Exits 1 when any of that fails."""
+    from grader import validation  # the batch machinery and cosmic-ray: only this command needs them
+
+    assignment = assignments.get(assignment_spec)
+    chosen = chosen_rubric(rubric, assignment_spec)
+    limits = Limits(isolation=resolve_isolation(sandbox, self_check=True, warn=_warn), course_key=None)
+    with tempfile.TemporaryDirectory(prefix="grader-validate-") as workdir:
+        result = validation.validate(
+            assignment, chosen, limits, Path(workdir), jobs=jobs, mutants=mutants,
+            min_mutation_score=min_mutation_score, progress=lambda line: echo(f"grader: {line}", err=True),
+        )
+    echo(validation.render(result, assignment.name))
+    if not result.passed:
+        raise click.exceptions.Exit(1)
 
 
 def main() -> None:

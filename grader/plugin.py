@@ -18,6 +18,7 @@ would alone, one submission after another.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -35,14 +36,13 @@ from grader.examples import cache_key, recorded_examples
 from grader.outcomes import CallRaised, CheckFailure, SubmissionError
 from grader.proxy import Submission
 from grader.report import failure_details
-from grader.resources import examples_cache, project_file
+from grader.resources import examples_cache
 from grader.rubric import load_rubric
 from grader.safe_text import shown
 from grader.sandbox import Limits, resolve_isolation
 
 SUBMISSIONS = pytest.StashKey[list]()  # of Submission, in command-line order
 EXTRAS = pytest.StashKey["ReportExtras"]()
-COLLECT_CHECKS = pytest.StashKey[bool]()
 REPLAYS = pytest.StashKey[dict]()
 TRACES = pytest.StashKey[traces.TraceStore]()
 CLAIMED = pytest.StashKey[dict]()  # submission index -> whether this run grades it
@@ -103,10 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # The check process runs one session after another: each says whose examples it draws.
         strategies.use_course_key(limits.course_key)
         if config.args_source != pytest.Config.ArgsSource.ARGS:
-            # No test paths on the command line: the checks are the tests (collected by
-            # pytest_collect_file below, whatever pytest's python_files pattern is).
-            config.args = [str(assignment.checks_folder)]
-            config.stash[COLLECT_CHECKS] = True
+            # No test paths on the command line: the checks are the tests.
+            config.args = [str(folder) for folder in assignment.checks_folders]
         config.stash[SUBMISSIONS] = submissions = [
             Submission(_read(Path(path), assignment), assignment, limits) for path in paths
         ]
@@ -168,13 +166,29 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("submission", indices, indirect=True, scope="session", ids=[f"s{i}" for i in indices])
 
 
+class CheckModule(pytest.Module):
+    """A check module, imported by its name in its assignment's package rather than by its
+    path: a course's folder is imported under a name of its own (grader.assignments.outside),
+    and its checks import its other modules relatively."""
+
+    module_name = ""
+
+    def _getobj(self) -> Any:
+        return importlib.import_module(self.module_name)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
-    """Each check module, when the checks stand in for a student's tests: they then show
-    as ``<module>.py::test_<name>``."""
-    wanted = parent.config.stash.get(COLLECT_CHECKS, False)
-    if wanted and file_path.parent == parent.config.stash[ASSIGNMENT].checks_folder and file_path.name != "__init__.py":
-        return pytest.Module.from_parent(parent, path=file_path)
-    return None
+    """Each check module of the assignment (pytest's own python_files pattern never matches
+    them: see grader.runner), shown as ``<module>.py::test_<name>``."""
+    assignment = parent.config.stash.get(ASSIGNMENT, None)
+    if assignment is None or file_path.suffix != ".py" or file_path.name == "__init__.py":
+        return None
+    packages = dict(zip(assignment.checks_folders, assignment.check_packages))
+    if file_path.parent not in packages:
+        return None
+    module = CheckModule.from_parent(parent, path=file_path)
+    module.module_name = f"{packages[file_path.parent]}.{file_path.stem}"
+    return module
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -195,7 +209,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # Each course secret draws other examples: their recordings and traces are its own.
         label = secret.label(config.getoption("attention_course_key"))
         assignment = config.stash[ASSIGNMENT]
-        folder = Path(config.getoption("attention_examples") or examples_cache()) / cache_key() / label / assignment.name
+        folder = Path(config.getoption("attention_examples") or examples_cache()) / cache_key() / label / assignment.cache_name
         tests = {check_id(item): item.obj for item in items if isinstance(item, pytest.Function)}
         config.stash[REPLAYS] = recorded_examples(tests, folder, assignment)
         config.stash[TRACES] = traces.store_at(folder / "traces")
@@ -289,7 +303,7 @@ class StudentView:
     def __init__(self, config: pytest.Config) -> None:
         rubric_path = config.getoption("attention_rubric")
         assignment = config.stash[ASSIGNMENT]
-        self.rubric = load_rubric(Path(rubric_path) if rubric_path else project_file(assignment.rubric), assignment)
+        self.rubric = load_rubric(Path(rubric_path) if rubric_path else assignment.path(assignment.rubric), assignment)
         self.bonus = {check.id for check in self.rubric.checks if check.bonus}
         self.passed: dict[str, bool] = {}
         self.bonus_missed: dict[str, list[str]] = {}  # check id -> its feedback and repro

@@ -25,8 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--attention-assignment",
-        metavar="NAME",
-        help=f"the assignment the file is written for: {', '.join(NAMES)} (default: the rubric's, else {DEFAULT})",
+        metavar="NAME|FOLDER",
+        help=f"the assignment the file is written for: {', '.join(NAMES)}, an installed course's, or a course's "
+        f"assignment folder (default: the rubric's, else {DEFAULT})",
     )
     group.addoption("--attention-rubric", metavar="PATH", help="run only the checks this rubric scores")
     defaults = Limits()

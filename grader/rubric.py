@@ -26,7 +26,6 @@ from typing import Any
 from grader import __version__, assignments
 from grader.assignments import Assignment
 from grader.errors import RubricError
-from grader.resources import project_file
 
 VISIBILITIES = ("visible", "hidden", "after_due_date")
 
@@ -67,7 +66,7 @@ def available_check_ids(assignment: Assignment | None = None) -> frozenset[str]:
 @functools.cache  # the check sources of a running grader do not change; a check process reads them once
 def _check_ids(assignment: Assignment) -> frozenset[str]:
     ids = set()
-    for module in sorted(assignment.checks_folder.glob("*.py")):
+    for module in sorted(module for folder in assignment.checks_folders for module in folder.glob("*.py")):
         tree = ast.parse(module.read_text(encoding="utf-8"))
         ids.update(
             f"{module.stem}.{node.name.removeprefix('test_')}"
@@ -92,14 +91,23 @@ def load_rubric(path: Path, assignment: Assignment | None = None) -> Rubric:
     if not isinstance(entries, list) or not entries:
         raise RubricError(f"rubric {path} has no [[checks]] entries")
     named = data.get("name")
+    guessed = assignment is None
     if assignment is None:
-        assignment = assignments.get(named if named in assignments.NAMES else assignments.DEFAULT)
-    elif named in assignments.NAMES and named != assignment.name:
+        assignment = assignments.get(named if assignments.known(named) else assignments.DEFAULT)
+    elif assignments.known(named) and named != assignment.name:
         raise RubricError(
             f"rubric {path} is the rubric of the assignment {named}, not {assignment.name}: grade with --assignment {named}"
         )
     known = available_check_ids(assignment)
-    checks = tuple(_parse_check(entry, number, path, known) for number, entry in enumerate(entries, start=1))
+    try:
+        checks = tuple(_parse_check(entry, number, path, known) for number, entry in enumerate(entries, start=1))
+    except RubricError as error:
+        if guessed and isinstance(named, str) and not assignments.known(named):
+            raise RubricError(
+                f"{error} of {assignment.name}; if the rubric is a course's own assignment's ({named!r}), "
+                "give that assignment's folder with --assignment PATH"
+            ) from None
+        raise
     seen: set[str] = set()
     for check in checks:
         if check.id in seen:
@@ -109,7 +117,9 @@ def load_rubric(path: Path, assignment: Assignment | None = None) -> Rubric:
     title = data.get("title", name)
     if not isinstance(name, str) or not isinstance(title, str):
         raise RubricError(f"rubric {path}: name and title must be strings")
-    return Rubric(name, title, str(path), hashlib.sha256(raw).hexdigest(), checks, assignment.name)
+    # A course's own assignment is named with its files' digest: a report graded by other
+    # checks than today's is not kept (grader.batch).
+    return Rubric(name, title, str(path), hashlib.sha256(raw).hexdigest(), checks, assignment.cache_name)
 
 
 def chosen_rubric(path: Path | None, assignment: str | None, file: Path | None = None) -> Rubric:
@@ -118,7 +128,7 @@ def chosen_rubric(path: Path | None, assignment: str | None, file: Path | None =
     if path is None:
         named_after = assignments.of_file(file) if file is not None else None
         chosen = assignments.get(assignment or (named_after.name if named_after else assignments.DEFAULT))
-        return load_rubric(project_file(chosen.rubric), chosen)
+        return load_rubric(chosen.path(chosen.rubric), chosen)
     return load_rubric(path, assignments.get(assignment) if assignment else None)
 
 

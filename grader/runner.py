@@ -37,7 +37,9 @@ UNUSED_PYTEST_PLUGINS = (
     "pastebin", "stepwise", "unittest", "subtests", "setuponly", "setupplan", "logging", "warnings",
 )
 GRACEFUL_STOP_S = 2.0
-PYTEST_INI = "[pytest]\npython_files = *.py\npython_functions = test_*\n"
+# The plugin collects the check modules itself (by their package names: see
+# grader.plugin.CheckModule), so pytest's own pattern must match none of them.
+PYTEST_INI = "[pytest]\npython_files = collected-by-grader.plugin\npython_functions = test_*\n"
 
 
 @dataclass(frozen=True)
@@ -75,20 +77,21 @@ def pytest_arguments(
 ) -> list[str]:
     """The pytest command line that runs the checks on ``submissions`` (without ``python -m
     pytest``); with ``claims``, a folder of grader.claims, only those this run claims."""
+    assignment = assignments.get(rubric.assignment)
     run_options = [f"--attention-examples={examples_cache()}"] if replay else ["--attention-live"]
     if limits.course_key is not None:
         run_options.append(f"--attention-course-key={limits.course_key}")
     if claims is not None:
         run_options.append(f"--attention-claims={claims}")
     return [
-        str(assignments.get(rubric.assignment).checks_folder),
+        *(str(folder) for folder in assignment.checks_folders),
         "-c",
         str(workdir / "pytest.ini"),
         "--rootdir",
         str(workdir),
         "--noconftest",
-        # Checks fail through grader.expect, never bare asserts; and with python_files = *.py,
-        # rewriting would recompile every module imported (about 4 s per submission).
+        # Checks fail through grader.expect, never bare asserts; and rewriting
+        # would recompile every module imported (about 4 s per submission).
         "--assert=plain",
         "-q",
         # Results travel as report metadata, so no traceback is formatted (about 20 ms per
@@ -105,7 +108,7 @@ def pytest_arguments(
         "grader.pytest_entry",
         *(f"--attention-submission={submission}" for submission in submissions),
         # Resolved here: the check process runs in a folder of its own.
-        f"--attention-assignment={rubric.assignment}",
+        f"--attention-assignment={assignment.spec}",
         f"--attention-rubric={Path(rubric.path).resolve()}",
         f"--attention-call-timeout={limits.call_timeout}",
         f"--attention-check-budget={limits.check_budget}",

@@ -1,31 +1,32 @@
-"""Assignments: everything the grader knows of one lesson lives in its own folder here.
+"""Assignments: everything the grader knows of one lesson lives in one folder.
 
 The rest of the grader (sandbox, worker, wire, proxy, executors, batch, sources, scoring,
 reports and formats, similarity, the diagnoses engine) names no student function: it asks
 the :class:`Assignment` selected with ``--assignment`` (default :data:`DEFAULT`).
 
-An assignment is a package ``grader/assignments/<name>/`` whose ``__init__.py`` defines
-``ASSIGNMENT``, an :class:`Assignment`, and which holds:
+An assignment is a Python package whose ``__init__.py`` defines ``ASSIGNMENT``, an
+:class:`Assignment`, and which holds its property checks in ``checks/`` (a check is
+``test_<name>`` in ``checks/<module>.py``, id ``<module>.<name>``), the reference
+wrappers and strategies the checks use, and its known mistakes. Three places hold one:
 
-- ``checks/``: the property checks, one module per function or property family; a check
-  is ``test_<name>`` in ``checks/<module>.py``, with the id ``<module>.<name>``, decorated
-  with :func:`grader.checking.check` (see that module for how to write one);
-- the trusted reference wrappers the checks compare against, and the strategies that draw
-  their inputs (built on :mod:`grader.strategies`, so the course secret applies);
-- its known mistakes (see :class:`Mistakes`): probe inputs, variants of the reference
-  that make each mistake, and optionally an inference of unnamed steps;
-- its lesson code (what the similarity report leaves out) and the pictures its pages draw.
+- shipped with the grader: ``grader/assignments/<name>/`` (:data:`NAMES`); their data
+  files (reference head, template, rubric) sit at the top of the repository;
+- a folder in a course's repository, given by path (``--assignment path/to/folder``):
+  its files are named relative to the folder, and its modules import each other
+  relatively (``from .reference import FUNCTIONS``), since the grader imports it under a
+  name of its own (:mod:`grader.assignments.outside`);
+- an installed package that declares it under the entry point group
+  ``grader.assignments`` (``layer_norm = "course_pkg.layer_norm"``), as pytest finds plugins.
 
-The files people open by hand stay at the top of the repository, one per assignment:
-the reference head (``reference/``), the student template and handout
-(``student_template/``), and the rubric (``rubrics/``); the assignment names them.
-
-To add an assignment: write its folder, and add its name to :data:`NAMES`.
+What an assignment may import from the grader is :mod:`grader.authoring` (see there);
+README's "Adding an assignment" walks through writing one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
 import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
@@ -34,14 +35,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from grader.errors import UsageError
-
 if TYPE_CHECKING:
     from grader.diagnoses import Mistakes
 
 NAMES = ("attention_head", "multi_head")
 DEFAULT = "attention_head"
-FOLDER = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -102,18 +100,37 @@ class Assignment:
     small_calls: Callable[[], Mapping[str, tuple[tuple[Any, ...], str]]]
     mistakes: Callable[[], Mistakes]  # most runs diagnose nothing
     pictures: Callable[[], Mapping[str, Picture]]
+    # Filled in by the grader when it loads the assignment (an author leaves them out):
+    # the folder its files are named relative to (None: the grader's own project), the
+    # Python packages of its checks (a course's extension adds its own to its base's),
+    # how another process finds it again (a shipped or installed name, or a folder's
+    # path), and a digest of an outside folder's files (what its cached examples depend on).
+    folder: Path | None = None
+    check_packages: tuple[str, ...] = ()
+    spec: str = ""
+    digest: str = ""
+
+    def path(self, relative: str) -> Path:
+        """The file ``relative`` names (``reference``, ``rubric``, a template's source)."""
+        if self.folder is not None:
+            return self.folder / relative
+        from grader.resources import project_file
+
+        return project_file(relative)
 
     @property
-    def package(self) -> str:
-        return f"grader.assignments.{self.name}"
+    def checks_folders(self) -> tuple[Path, ...]:
+        """The folders of :attr:`check_packages`, in the same order."""
+        # A checks/ folder without __init__.py is a namespace package: it has locations, no origin.
+        return tuple(
+            Path(next(iter(importlib.util.find_spec(package).submodule_search_locations))).resolve()
+            for package in self.check_packages
+        )
 
     @property
-    def checks_package(self) -> str:
-        return f"{self.package}.checks"
-
-    @property
-    def checks_folder(self) -> Path:
-        return FOLDER / self.name / "checks"
+    def cache_name(self) -> str:
+        """What names its recorded examples' folder: its name, and an outside one's digest."""
+        return f"{self.name}-{self.digest}" if self.digest else self.name
 
     @functools.cached_property
     def by_name(self) -> dict[str, Function]:
@@ -131,27 +148,42 @@ class Assignment:
 
 
 @functools.cache
-def reference_module(relative: str) -> ModuleType:
-    """The reference head at ``relative`` (to the project), loaded once into this trusted
-    process: the assignments' reference wrappers call it."""
+def reference_module(relative: str | Path) -> ModuleType:
+    """The reference head at ``relative`` (to the project; an outside assignment gives its
+    absolute path), loaded once into this trusted process: the reference wrappers call it."""
     from grader.resources import project_file
 
-    spec = importlib.util.spec_from_file_location(f"grader_reference_{Path(relative).stem}", project_file(relative))
+    path = project_file(str(relative))
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(f"grader_reference_{path.stem}_{digest}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def get(name: str = DEFAULT) -> Assignment:
-    """The assignment called ``name``; a :class:`UsageError` names the known ones otherwise."""
-    if name not in NAMES:
-        raise UsageError(f"no assignment is called {name!r}: the grader knows {', '.join(NAMES)}")
-    return _load(name)
+    """The assignment ``name`` finds: a shipped one, one loaded already in this process, an
+    installed one (entry point group ``grader.assignments``), or the folder at that path; a
+    :class:`UsageError` says which exist otherwise."""
+    if name in NAMES:
+        return _load(name)
+    from grader.assignments import outside
+
+    return outside.find(name)
 
 
 @functools.cache
 def _load(name: str) -> Assignment:
-    return importlib.import_module(f"{__name__}.{name}").ASSIGNMENT
+    package = f"{__name__}.{name}"
+    declared = importlib.import_module(package).ASSIGNMENT
+    return dataclasses.replace(declared, check_packages=(f"{package}.checks",), spec=name)
+
+
+def known(name: object) -> bool:
+    """Whether ``name`` is a shipped assignment's, or one this process loaded from outside."""
+    from grader.assignments import outside
+
+    return isinstance(name, str) and (name in NAMES or outside.loaded(name))
 
 
 def reference_heads() -> list[str]:

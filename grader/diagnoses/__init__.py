@@ -106,6 +106,9 @@ class Mistake:
     echoes: tuple[str, ...] = ()
     # What a message's "{words}" says when no step of the inference gave its own (a variant matched).
     words: str = ""
+    # The checks meant to catch it: ``grader validate`` grades its variant and wants points
+    # lost on each of them (none named: any check will do).
+    caught_by: tuple[str, ...] = ()
 
     def told(self, evidence: Evidence, words: str = "") -> str:
         """The message for a head whose answers are ``evidence`` (``words``: the step the

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__, assignments
+from grader.assignments import outside
 from grader.errors import GradingFailed, UsageError
 from grader.examples import cache_key
 from grader.executors import chunk_size
@@ -85,7 +86,7 @@ class CheckProcesses(WorkerPlugin or object):
         self._idle: queue.SimpleQueue[CheckProcess] = queue.SimpleQueue()
         self._started: list[CheckProcess] = []
         self._folder = Path(tempfile.mkdtemp(prefix="grader-rubrics-"))
-        self._rubrics: dict[tuple[str, str], Rubric] = {}
+        self._rubrics: dict[tuple[str, str, str], Rubric] = {}
         self.bubblewrap = bubblewrap_works()
 
     def teardown(self, worker: Any = None) -> None:
@@ -105,16 +106,18 @@ class CheckProcesses(WorkerPlugin or object):
         finally:
             self._idle.put(checks)
 
-    def rubric(self, name: str, text: bytes, assignment: str) -> Rubric:
+    def rubric(self, name: str, text: bytes, assignment: outside.Carried) -> Rubric:
         """The command's rubric of ``assignment``, from its bytes, saved here under its own
-        name (a rubric says its file's name and digest in every report)."""
+        name (a rubric says its file's name and digest in every report); a course's own
+        assignment folder is unpacked here too, and loaded."""
         digest = hashlib.sha256(text).hexdigest()
-        if (digest, assignment) not in self._rubrics:
+        key = (digest, assignment.spec, outside.files_digest(assignment.files))
+        if key not in self._rubrics:
             path = self._folder / digest / name
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(text)
-            self._rubrics[digest, assignment] = load_rubric(path, assignments.get(assignment))
-        return self._rubrics[digest, assignment]
+            self._rubrics[key] = load_rubric(path, outside.received(assignment, self._folder / "assignments"))
+        return self._rubrics[key]
 
 
 def worker_facts(limits: Limits) -> dict[str, Any]:
@@ -131,7 +134,7 @@ def grade_task(
     submissions: list[tuple[bytes, str]],
     rubric_name: str,
     rubric_text: bytes,
-    assignment: str,
+    assignment: outside.Carried,
     limits: Limits,
     grader: str,
 ) -> dict[str, Any]:
@@ -214,7 +217,8 @@ def reports(
     ``error`` report. So the batch ends, whatever happens to the workers.
     """
     rubric_file = Path(rubric.path)
-    rubric_args = (rubric_file.name, rubric_file.read_bytes(), rubric.assignment, limits, cache_key())
+    carried = outside.carried(assignments.get(rubric.assignment))
+    rubric_args = (rubric_file.name, rubric_file.read_bytes(), carried, limits, cache_key())
     waiting = list(reversed(files))
     in_flight: dict[Any, tuple[list[Prepared], float]] = {}  # future -> its submissions, its deadline
 

@@ -31,7 +31,7 @@ class GradeMagics(Magics):
     @argument("function", nargs="?", default=None, help="grade only the checks of this function (default: all)")
     @argument("--json", metavar="PATH", default=None, help="also write the JSON report to PATH")
     @argument("--rubric", metavar="PATH", default=None, help="rubric TOML file (default: the assignment's own)")
-    @argument("--assignment", metavar="NAME", default=None, help="the assignment the code is written for")
+    @argument("--assignment", metavar="NAME|FOLDER", default=None, help="the assignment the code is written for (a name, or a course's assignment folder)")
     @line_magic
     def grade(self, line: str) -> None:
         """Grade the functions as this kernel has them, in the grader's sandbox, and show the report."""

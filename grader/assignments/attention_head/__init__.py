@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from grader.assignments import Assignment, Function, Picture
+from grader.authoring import Assignment, Function, Picture
 from grader.assignments.attention_head import lesson
 
 REFERENCE_HEAD = "reference/attention.py"
@@ -52,7 +52,7 @@ def _pictures() -> dict[str, Picture]:
     import numpy as np
 
     from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
-    from grader.diagnoses import fixed_matrix as matrix
+    from grader.authoring.mistakes import fixed_matrix as matrix
 
     return {
         "worked_example": Picture(

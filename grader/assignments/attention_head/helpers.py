@@ -40,8 +40,8 @@ from grader.assignments.attention_head.steps import (
     tolerance,
     weights_of,
 )
-from grader.diagnoses.inference import RAISED, Finding, Step, close, finding, shared_wrong
-from grader.diagnoses.search import ANY, Model, Stage, Ways, explain
+from grader.authoring.steps import RAISED, Finding, Step, close, finding, shared_wrong
+from grader.authoring.steps import ANY, Model, Stage, Ways, explain
 
 # The student's function as the diagnosis calls it: arguments in, its answer (or RAISED) out.
 StudentCall = Callable[..., Any]

@@ -21,8 +21,8 @@ import numpy as np
 from grader.assignments.attention_head import ASSIGNMENT, reference, steps
 from grader.assignments.attention_head import helpers as helpers_model
 from grader.assignments.attention_head.inputs import WORKED_QK, WORKED_V
-from grader.diagnoses.unfinished import Stub
-from grader.diagnoses import (
+from grader.authoring.mistakes import Stub
+from grader.authoring.mistakes import (
     RAISED,
     RIGHT,
     UNREADABLE,

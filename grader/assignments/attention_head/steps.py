@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.diagnoses.inference import RAISED, Finding, Step, cached, close, evaluate, finding, lesson, ok, refused, shared_wrong
-from grader.diagnoses.search import KIND, Model, Stage, Ways, explain
+from grader.authoring.steps import RAISED, Finding, Step, cached, close, evaluate, finding, lesson, ok, refused, shared_wrong
+from grader.authoring.steps import KIND, Model, Stage, Ways, explain
 
 # -- softmax ------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.strategies import MAX_SIDE, Arrays, arrays, sides, values  # noqa: F401 (values: for the checks)
+from grader.authoring.checks import MAX_SIDE, Arrays, arrays, sides, values  # noqa: F401 (values: for the checks)
 
 
 def qkv(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from grader.assignments import Assignment, Function, Picture
+from grader.authoring import Assignment, Function, Picture
 from grader.assignments.attention_head.lesson import LESSON_CODE
 
 REFERENCE_HEAD = "reference/multi_head.py"

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from grader.assignments.multi_head import reference, steps
-from grader.diagnoses import (
+from grader.authoring.mistakes import (
     UNREADABLE,
     Answer,
     Evidence,
@@ -45,8 +45,8 @@ from grader.diagnoses import (
     same,
     values_read,
 )
-from grader.diagnoses.inference import Finding, finding
-from grader.diagnoses.search import explain, proven, remembered
+from grader.authoring.steps import Finding, finding
+from grader.authoring.steps import explain, proven, remembered
 
 
 def _ws(seed: int, d_model: int) -> tuple[np.ndarray, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.assignments import reference_module
+from grader.authoring import reference_module
 from grader.assignments.multi_head import REFERENCE_HEAD as HEAD
 
 

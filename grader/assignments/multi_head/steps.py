@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from grader.assignments.multi_head import reference
-from grader.diagnoses.inference import Step, ok
-from grader.diagnoses.search import Model, Stage, Table, Ways
+from grader.authoring.steps import Step, ok
+from grader.authoring.steps import Model, Stage, Table, Ways
 
 # How X and a weight make one of Q, K, V.
 PROJECTIONS: Table = {

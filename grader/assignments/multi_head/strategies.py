@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from grader.strategies import MAX_SIDE, arrays, sides
+from grader.authoring.checks import MAX_SIDE, arrays, sides
 
 MAX_TOKENS = min(5, MAX_SIDE)
 MAX_HEADS = 4

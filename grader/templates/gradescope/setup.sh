@@ -33,5 +33,5 @@ if [ -f secret.txt ]; then
     chmod 600 secret.txt
     SECRET=(--secret-file secret.txt)
 fi
-PYTHONPATH="$SOURCE" "$ROOT/venv/bin/python" -m grader check grader/_bundled/@REFERENCE@ \
-    --rubric rubric.toml --sandbox process "${SECRET[@]}" >/dev/null
+PYTHONPATH="$SOURCE" "$ROOT/venv/bin/python" -m grader check @REFERENCE@ \
+    --rubric rubric.toml @ASSIGNMENT@ --sandbox process "${SECRET[@]}" >/dev/null

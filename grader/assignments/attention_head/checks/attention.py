@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from grader import expect
+from grader.authoring.checks import expect
 from grader.assignments.attention_head import reference, strategies
-from grader.checking import check
+from grader.authoring.checks import check
 
 WORKED_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 WORKED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])

@@ -3,8 +3,8 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from grader import expect
-from grader.checking import check
+from grader.authoring.checks import expect
+from grader.authoring.checks import check
 
 
 @check(n=st.integers(1, 16), max_examples=16)

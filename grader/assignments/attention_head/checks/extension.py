@@ -1,8 +1,8 @@
 """Bonus checks that go beyond the lesson's required head."""
 
-from grader import expect
+from grader.authoring.checks import expect
 from grader.assignments.attention_head import reference, strategies
-from grader.checking import check
+from grader.authoring.checks import check
 
 
 @check(qkv=strategies.batched_attention_inputs(), max_examples=20)

@@ -1,8 +1,8 @@
 """Checks of ``self_attention(X, Wq, Wk, Wv, mask=None)``."""
 
-from grader import expect
+from grader.authoring.checks import expect
 from grader.assignments.attention_head import reference, strategies
-from grader.checking import check
+from grader.authoring.checks import check
 
 
 @check(xw=strategies.self_attention_inputs())

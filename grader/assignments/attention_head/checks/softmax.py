@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from grader import expect
+from grader.authoring.checks import expect
 from grader.assignments.attention_head import reference, strategies
-from grader.checking import check
+from grader.authoring.checks import check
 
 
 @check(x=strategies.logits(min_dims=2))

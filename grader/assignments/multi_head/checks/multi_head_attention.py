@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from grader import expect
+from grader.authoring.checks import expect
 from grader.assignments.multi_head import reference, strategies
-from grader.checking import check
+from grader.authoring.checks import check
 
 CALL = "multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads)"
 MASKED_CALL = "multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask)"

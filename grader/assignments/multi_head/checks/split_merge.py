@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from grader import expect
+from grader.authoring.checks import expect
 from grader.assignments.multi_head import strategies
-from grader.checking import check
+from grader.authoring.checks import check
 
 # The handout's tiny example: 2 tokens, d_model 4, 2 heads of width 2.
 HANDOUT_X = np.array([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]])

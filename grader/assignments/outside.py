@@ -1,0 +1,203 @@
+"""Assignments from outside the grader: a folder in a course's repository, or an installed
+package that declares one under the entry point group :data:`ENTRY_POINT_GROUP`.
+
+A folder is imported as a package under a name made of a digest of its files
+(``grader_course_<digest>``), never under its own folder's name: two courses' folders
+called ``layer_norm`` never meet in ``sys.modules``, the same files load once per process,
+and a Dask worker or a bundle that receives the files (:func:`folder_files`,
+:func:`unpack`) imports them under the very same name. Its modules import each other
+relatively (``from .reference import FUNCTIONS``) for the same reason.
+
+Once loaded, an assignment is found by its name too, in this process: the rubric, the
+report and the check process all name it so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from grader.assignments import NAMES, Assignment
+from grader.errors import UsageError
+
+ENTRY_POINT_GROUP = "grader.assignments"
+SKIPPED_PARTS = ("__pycache__", ".git", ".ipynb_checkpoints")
+_BY_NAME: dict[str, Assignment] = {}
+_BY_FOLDER: dict[Path, Assignment] = {}
+
+
+def find(spec: str) -> Assignment:
+    """The outside assignment ``spec`` names: one loaded already (by its name), an
+    installed one (by its entry point's name), or the folder at that path."""
+    if spec in _BY_NAME:
+        return _BY_NAME[spec]
+    installed = {entry.name: entry for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    if spec in installed:
+        return _load_installed(spec, installed[spec].value)
+    folder = Path(spec)
+    if folder.is_dir():
+        return load_folder(folder)
+    known = ", ".join((*NAMES, *sorted(installed)))
+    if "/" in spec or spec.startswith("."):
+        raise UsageError(f"--assignment {spec}: no such folder (an assignment's folder holds its __init__.py and checks/)")
+    raise UsageError(f"no assignment is called {spec!r}: the grader knows {known}, and a course's own is given by its folder's path")
+
+
+def loaded(name: str) -> bool:
+    return name in _BY_NAME
+
+
+def load_folder(folder: Path) -> Assignment:
+    """The assignment the folder ``folder`` declares (its ``__init__.py``'s ``ASSIGNMENT``)."""
+    folder = folder.resolve()
+    if folder in _BY_FOLDER:
+        return _BY_FOLDER[folder]
+    if not (folder / "__init__.py").is_file():
+        raise UsageError(f"--assignment {folder}: the folder has no __init__.py defining ASSIGNMENT")
+    digest = files_digest(folder_files(folder))
+    package = f"grader_course_{digest}"
+    module = sys.modules.get(package) or _import_package(package, folder)
+    loaded = _described(module, folder, str(folder), digest)
+    _BY_FOLDER[folder] = loaded
+    return loaded
+
+
+def _load_installed(name: str, module_name: str) -> Assignment:
+    try:
+        module = importlib.import_module(module_name.partition(":")[0])
+    except Exception as error:
+        raise UsageError(f"the installed assignment {name} ({module_name}) failed to import: {_said(error)}") from None
+    folder = Path(module.__file__).resolve().parent
+    return _described(module, folder, name, files_digest(folder_files(folder)))
+
+
+def _import_package(package: str, folder: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(package, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[package]
+        raise UsageError(f"--assignment {folder}: its __init__.py failed: {_said(error)}") from None
+    return module
+
+
+def _said(error: BaseException) -> str:
+    """An exception in one line, with the author's file and line it was raised at."""
+    frames = [frame for frame in _frames(error.__traceback__) if "/grader/" not in frame.f_code.co_filename]
+    where = f" ({Path(frames[-1].f_code.co_filename).name}, line {frames[-1].f_lineno})" if frames else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+def _frames(traceback):  # noqa: ANN001, ANN202 (a traceback's frames, innermost last)
+    while traceback is not None:
+        yield traceback.tb_frame
+        traceback = traceback.tb_next
+
+
+def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assignment:
+    declared = getattr(module, "ASSIGNMENT", None)
+    if not isinstance(declared, Assignment):
+        raise UsageError(f"--assignment {spec}: its __init__.py must define ASSIGNMENT, an Assignment (grader.authoring)")
+    if declared.name in NAMES:
+        raise UsageError(
+            f"--assignment {spec}: it is called {declared.name!r}, as a shipped assignment is; "
+            "a course's own (an extension too) needs a name of its own"
+        )
+    own_checks = (f"{module.__name__}.checks",) if (folder / "checks").is_dir() else ()
+    loaded = dataclasses.replace(
+        declared, folder=folder, check_packages=declared.check_packages + own_checks, spec=spec, digest=digest
+    )
+    if not loaded.check_packages:
+        raise UsageError(f"--assignment {spec}: it has no checks/ folder, and extends no assignment")
+    _refuse_clashing_modules(loaded)
+    earlier = _BY_NAME.get(loaded.name)
+    if earlier is not None and earlier.folder != folder:
+        raise UsageError(f"--assignment {spec}: another assignment called {loaded.name!r} is loaded already ({earlier.spec})")
+    _BY_NAME[loaded.name] = _BY_NAME[loaded.cache_name] = loaded
+    return loaded
+
+
+def _refuse_clashing_modules(assignment: Assignment) -> None:
+    """Check ids are ``<module>.<name>``: an extension's check module may not share a name
+    with one of the assignment it extends."""
+    seen: dict[str, Path] = {}
+    for folder in assignment.checks_folders:
+        for module in folder.glob("*.py"):
+            if module.stem in seen and module.stem != "__init__":
+                raise UsageError(
+                    f"--assignment {assignment.spec}: checks/{module.name} has the name of a check module of the "
+                    f"assignment it extends ({seen[module.stem]}): its ids would clash, so name it otherwise"
+                )
+            seen[module.stem] = module
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """Every file of an assignment's folder, by its path relative to the folder (what a Dask
+    worker or a bundle receives); caches and hidden folders are left out."""
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part in SKIPPED_PARTS or part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        files[relative.as_posix()] = path.read_bytes()
+    return files
+
+
+def files_digest(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for relative, content in sorted(files.items()):
+        digest.update(relative.encode() + b"\0" + hashlib.sha256(content).digest())
+    return digest.hexdigest()[:16]
+
+
+def unpack(files: dict[str, bytes], root: Path, name: str) -> Path:
+    """``files`` written to a folder of their own under ``root`` (once: its name is their
+    digest), and that folder's path, to load with :func:`load_folder`."""
+    folder = root / files_digest(files) / name
+    if not folder.is_dir():
+        staging = folder.with_name(f".{name}-{id(files)}")
+        for relative, content in files.items():
+            target = staging / relative
+            if ".." in Path(relative).parts or Path(relative).is_absolute():
+                raise UsageError(f"an assignment's file may not point out of its folder: {relative}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        try:
+            staging.rename(folder)
+        except OSError:  # another process unpacked the same files first
+            pass
+    return folder
+
+
+@dataclass(frozen=True)
+class Carried:
+    """An assignment as another machine receives it (a Dask worker): a shipped or installed
+    one by name, which that machine has too; a folder by its files."""
+
+    spec: str
+    folder_name: str = ""
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def carried(assignment: Assignment) -> Carried:
+    if assignment.folder is None or not Path(assignment.spec).is_absolute():
+        return Carried(assignment.spec)
+    return Carried(assignment.spec, assignment.folder.name, folder_files(assignment.folder))
+
+
+def received(assignment: Carried, root: Path) -> Assignment:
+    """The assignment ``assignment`` carries, its files (if any) unpacked under ``root``."""
+    if not assignment.files:
+        from grader.assignments import get
+
+        return get(assignment.spec)
+    return load_folder(unpack(assignment.files, root, assignment.folder_name))

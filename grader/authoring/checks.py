@@ -1,0 +1,28 @@
+"""Writing property checks (public: see :mod:`grader.authoring`).
+
+A check is ``test_<name>(submission, **drawn)`` in ``checks/<module>.py``, decorated with
+:func:`check`; its id is ``<module>.<name>``. It calls the student through
+``submission.<function>(...)`` (plain values back from the sandboxed worker), computes
+what the reference gives *after* the call returns, and fails through ``expect`` so the
+student reads what broke::
+
+    from grader.authoring.checks import arrays, check, expect, sides
+    from ..calls import reference
+
+    @check(n=sides(), d=sides())
+    def test_rows_have_mean_zero(submission, n, d):
+        X = ...
+        out = expect.array(submission.layer_norm(X), "layer_norm(X)")
+        expect.close(out.mean(axis=-1), np.zeros(n), "the mean of each row of layer_norm(X)")
+
+The strategies draw from the grader's seeded generators, so a course secret applies and
+every machine draws the same examples.
+"""
+
+from __future__ import annotations
+
+from grader import expect
+from grader.checking import check
+from grader.strategies import MAX_SIDE, Arrays, arrays, sides, values
+
+__all__ = ["MAX_SIDE", "Arrays", "arrays", "check", "expect", "sides", "values"]

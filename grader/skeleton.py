@@ -1,0 +1,236 @@
+"""``grader new-assignment NAME DIR --reference FILE``: a working assignment folder to start from.
+
+From the reference file's public top-level functions it writes ``DIR/NAME/``: the
+``Assignment`` (``__init__.py``), the reference (``solution.py``), the template students
+start from (each function raises ``NotImplementedError``), the reference wrappers
+(``calls.py``), one first property check per function (``checks/<function>.py``: it
+matches the reference on drawn float matrices), a rubric naming them, an empty list of
+known mistakes, and a handout stub. ``grader validate DIR/NAME`` passes on it as written,
+when the reference accepts float matrices for its required arguments; the TA then
+writes the real checks, strategies and mistakes.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    required: tuple[str, ...]  # the parameters without defaults: each gets a drawn matrix
+    parameters: tuple[str, ...]
+    text: str  # as the handout quotes it: "layer_norm(X, gamma, beta, eps=1e-05)"
+    docstring: str
+
+
+def signatures(source: str, path: Path) -> list[Signature]:
+    """The public top-level functions of a reference file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        raise UsageError(f"--reference {path} is not valid Python: {error.msg} (line {error.lineno})") from None
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            arguments = node.args
+            if arguments.vararg or arguments.kwarg or arguments.posonlyargs:
+                raise UsageError(f"--reference {path}: {node.name} takes *args, **kwargs or positional-only parameters")
+            names = tuple(arg.arg for arg in (*arguments.args, *arguments.kwonlyargs))
+            defaults = len(arguments.defaults)
+            required = names[: len(arguments.args) - defaults]
+            header = ast.unparse(node.args)
+            found.append(Signature(node.name, required, names, f"{node.name}({header})", ast.get_docstring(node) or ""))
+    if not found:
+        raise UsageError(f"--reference {path} defines no public top-level function")
+    return found
+
+
+def write_skeleton(name: str, out: Path, reference: Path) -> list[str]:
+    """Write the folder ``out/name``; return its files."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise UsageError(f"NAME {name!r} must be a Python identifier, such as layer_norm")
+    folder = out / name
+    if folder.exists():
+        raise UsageError(f"{folder} exists already: name a new folder")
+    try:
+        source = reference.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read --reference {reference}: {error}") from None
+    functions = signatures(source, reference)
+    files = {
+        "__init__.py": _assignment(name, functions),
+        "solution.py": source,
+        "template.py": _template(source, functions),
+        "calls.py": _calls(functions),
+        "mistakes.py": _mistakes(functions),
+        "rubric.toml": _rubric(name, functions),
+        "handout.md": _handout(name, functions),
+        **{f"checks/{function.name}.py": _check(function) for function in functions},
+    }
+    for relative, text in files.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(files)
+
+
+def _assignment(name: str, functions: list[Signature]) -> str:
+    listed = "\n".join(
+        f"        Function({f.name!r}, {f.parameters!r}, {f.text!r})," for f in functions
+    )
+    names = ", ".join(f.name for f in functions)
+    return f'''"""{name}: a course's assignment (written by `grader new-assignment`; see README, "Adding an assignment")."""
+
+from __future__ import annotations
+
+from grader.authoring import Assignment, Function
+
+
+def _reference_functions():
+    from .calls import FUNCTIONS
+
+    return FUNCTIONS
+
+
+def _small_calls():
+    from .calls import SMALL_CALLS
+
+    return SMALL_CALLS
+
+
+def _mistakes():
+    from .mistakes import KNOWN
+
+    return KNOWN
+
+
+ASSIGNMENT = Assignment(
+    name={name!r},
+    title={name.replace("_", " ").capitalize()!r},
+    functions=(
+{listed}
+    ),
+    handout={name + ".py"!r},
+    task={names + " from the handout"!r},
+    reference="solution.py",
+    rubric="rubric.toml",
+    template={{{name + ".py"!r}: "template.py", "README.md": "handout.md"}},
+    lesson_code="",
+    worked_example=("Try it on a small example", "X = np.arange(1.0, 7.0).reshape(2, 3)\\nprint({functions[0].name}({", ".join("X" for _ in functions[0].required)}))"),
+    reference_functions=_reference_functions,
+    small_calls=_small_calls,
+    mistakes=_mistakes,
+    pictures=dict,
+)
+'''
+
+
+def _template(source: str, functions: list[Signature]) -> str:
+    imports = [ast.unparse(node) for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    parts = ["\n".join(imports)] if imports else []
+    for function in functions:
+        docstring = function.docstring.replace('"""', "'''").replace("\n", "\n    ")
+        body = f'    """{docstring}"""\n' if docstring else ""
+        parts.append(f"def {function.text}:\n{body}    raise NotImplementedError")
+    return "\n\n\n".join(parts) + "\n"
+
+
+def _calls(functions: list[Signature]) -> str:
+    small = "\n".join(
+        f"    {f.name!r}: (({''.join('EXAMPLE, ' for _ in f.required)}), {f.name + '(' + ', '.join('X' for _ in f.required) + ') with X = np.arange(1.0, 7.0).reshape(2, 3)'!r}),"
+        for f in functions
+    )
+    return f'''"""The reference as the checks call it: loaded once, in the grader's trusted process."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grader.authoring import functions_of, here, reference_module
+
+FUNCTIONS = functions_of(reference_module(here(__file__, "solution.py")), {[f.name for f in functions]!r})
+
+EXAMPLE = np.arange(1.0, 7.0).reshape(2, 3)
+# A call every working version answers at once: what a function that timed out is tried on.
+SMALL_CALLS = {{
+{small}
+}}
+'''
+
+
+def _check(function: Signature) -> str:
+    drawn = ", ".join(function.required)
+    shown = f"{function.name}({drawn})"
+    return f'''"""Checks of {function.name}. Write one test_<name> per property the handout states."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from grader.authoring.checks import arrays, check, expect, sides
+
+from ..calls import FUNCTIONS
+
+
+@st.composite
+def matrices(draw, count):
+    """``count`` float matrices of one shape, 1 to 6 rows and columns (edit: the shapes
+    {function.name} takes)."""
+    rows, cols = draw(sides()), draw(sides())
+    source = arrays(draw)  # drawn after every size
+    return tuple(source.floats((rows, cols)) for _ in range(count))
+
+
+@check(inputs=matrices({len(function.required)}))
+def test_matches_reference(submission, inputs):  # inputs: {drawn or "none"}
+    got = submission.{function.name}(*inputs)
+    expected = FUNCTIONS[{function.name!r}](*inputs)
+    expect.close(expect.array(got, {shown!r}), np.asarray(expected, dtype=float), {shown!r})
+'''
+
+
+def _mistakes(functions: list[Signature]) -> str:
+    return f'''"""Known mistakes: each a variant of the reference that makes it (a top-level def that
+`grader validate` grades as a student's file), and the checks meant to catch it."""
+
+from __future__ import annotations
+
+from grader.authoring.mistakes import Mistakes, Probe
+
+from .calls import EXAMPLE, FUNCTIONS
+
+PROBES = {{name: [Probe(name, (EXAMPLE,) * count)] for name, count in {dict((f.name, len(f.required)) for f in functions)!r}.items()}}
+
+KNOWN = Mistakes(probes=PROBES, reference=FUNCTIONS, mistakes=())
+'''
+
+
+def _rubric(name: str, functions: list[Signature]) -> str:
+    points = 100 // len(functions)
+    checks = "\n".join(
+        f'[[checks]]\nid = "{f.name}.matches_reference"\npoints = {points + (100 - points * len(functions) if i == 0 else 0)}\n'
+        f'description = "{f.name} gives the reference\'s values"\nvisibility = "visible"\n'
+        for i, f in enumerate(functions)
+    )
+    return f'name = "{name}"\ntitle = "{name.replace("_", " ").capitalize()}"\n\n{checks}'
+
+
+def _handout(name: str, functions: list[Signature]) -> str:
+    listed = "\n".join(f"- `{f.text}`: {f.docstring.splitlines()[0] if f.docstring else 'TODO: what it computes.'}" for f in functions)
+    return f"""# {name.replace("_", " ").capitalize()}
+
+Write these functions in `{name}.py`:
+
+{listed}
+
+## What is checked
+
+Each function must give the reference's values on small float matrices.
+"""

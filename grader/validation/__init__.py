@@ -1,0 +1,175 @@
+"""``grader validate``: an assignment checked before students see it.
+
+What it grades (:mod:`grader.validation.submissions`) and what each must get:
+
+- the reference: full marks, every check passed, nothing named;
+- the template: 0, and every function told it is not written yet;
+- each known mistake's variant: points lost on each check its mistake says catches it
+  (``Mistake.caught_by``), and that mistake named, and no other;
+- all of them graded twice, with one job and with several: the same scores, check
+  statuses and named mistakes;
+- the mutants of the reference (:mod:`grader.validation.mutants`): one that still gets
+  full marks while it answers some probe otherwise than the reference is a hole in the
+  checks, listed with its diff;
+- and how long grading the reference alone takes.
+
+It is pure orchestration of the grader's own batch: the files are graded exactly as
+students' are (sandbox, check process, rubric).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.assignments import Assignment
+from grader.batch import grade_folder, read_in_full
+from grader.grading import grade_file
+from grader.report import NOT_MISTAKES, Report
+from grader.rubric import Rubric
+from grader.sandbox import Limits
+from grader.validation import mutants as mutation
+from grader.validation.submissions import Planted, planted
+
+NOT_WRITTEN = "is not written yet"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing validation looked at: whether it holds, in a line, and why not."""
+
+    passed: bool
+    what: str
+    details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Validation:
+    findings: list[Finding]
+    reference_seconds: float
+    mutation: mutation.Score | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(finding.passed for finding in self.findings) and (self.mutation is None or self.mutation.passed)
+
+
+def validate(
+    assignment: Assignment,
+    rubric: Rubric,
+    limits: Limits,
+    workdir: Path,
+    *,
+    jobs: int = 2,
+    mutants: int = 0,
+    min_mutation_score: float = 0.0,
+    progress: Callable[[str], None] = lambda line: None,
+) -> Validation:
+    """Validate ``assignment`` graded with ``rubric``; its files are written under ``workdir``.
+    ``mutants``: how many mutants of the reference to grade at most (0: none)."""
+    files, unwritable = planted(assignment)
+    folder = workdir / "submissions"
+    folder.mkdir(parents=True)
+    for file in files:
+        (folder / f"{file.student}.py").write_text(file.source, encoding="utf-8")
+
+    progress("grading the reference alone")
+    started = time.monotonic()
+    grade_file(folder / "reference.py", rubric, limits)
+    reference_seconds = time.monotonic() - started
+
+    progress(f"grading {len(files)} files with one job, then again with {jobs}")
+    first = _graded(folder, workdir / "one-job", rubric, limits, 1)
+    second = _graded(folder, workdir / f"{jobs}-jobs", rubric, limits, jobs)
+    findings = [_expected(file, first[file.student], rubric) for file in files]
+    findings.append(_same_twice(first, second, jobs))
+    warnings = [f"mistake {item.mistake} is not validated: {item.why}" for item in unwritable]
+
+    score = None
+    if mutants and findings[0].passed:  # mutants of a reference that fails prove nothing
+        progress("grading mutants of the reference")
+        score = mutation.score(assignment, rubric, limits, workdir / "mutants", jobs, mutants, min_mutation_score)
+    return Validation(findings, reference_seconds, score, warnings)
+
+
+def _graded(folder: Path, out: Path, rubric: Rubric, limits: Limits, jobs: int) -> dict[str, Report]:
+    reports = grade_folder(folder, out, rubric, limits, jobs=jobs, regrade=True)
+    return {report.student: report for report in read_in_full(out, reports)}
+
+
+def _named(report: Report) -> set[str]:
+    return {entry["id"] for entry in report.diagnoses if entry["id"] not in NOT_MISTAKES}
+
+
+def _expected(file: Planted, report: Report, rubric: Rubric) -> Finding:
+    if report.status == "error":
+        return Finding(False, f"{file.student}: graded with an error", (report.error or "",))
+    failed = [check.id for check in report.checks if check.status != "passed"]
+    if file.kind == "reference":
+        problems = [f"{check.id} {check.status}: {check.feedback}" for check in report.checks if check.status != "passed"]
+        problems += [f"named {name}" for name in sorted(_named(report))]
+        what = f"the reference gets {report.score:g}/{report.max_score:g}"
+        return Finding(not problems and report.score >= report.max_score, what, tuple(problems))
+    if file.kind == "template":
+        told = " ".join([check.feedback or "" for check in report.checks] + [d["message"] for d in report.diagnoses])
+        untold = [name for name in _functions(rubric) if f"{name}() {NOT_WRITTEN}" not in told]
+        problems = [f"{name} is not told it is not written yet" for name in untold]
+        what = f"the template gets {report.score:g}/{report.max_score:g}"
+        return Finding(not problems and report.score == 0, what, tuple(problems))
+    problems = [f"{check} passes: it is meant to catch {file.mistake}" for check in file.caught_by if check not in failed]
+    problems += [f"{check} is not in the rubric" for check in file.caught_by if check not in rubric.check_ids]
+    named = _named(report)
+    if file.mistake not in named:
+        problems.append(f"{file.mistake} is not named (named: {', '.join(sorted(named)) or 'nothing'})")
+    problems += [f"{other} is named too" for other in sorted(named - {file.mistake})]
+    if not failed:
+        problems.append("it gets full marks")
+    lost = f"loses points on {', '.join(failed)}" if failed else "loses no points"
+    return Finding(not problems, f"mistake {file.mistake} ({file.student}): {lost}", tuple(problems))
+
+
+def _functions(rubric: Rubric) -> tuple[str, ...]:
+    from grader import assignments
+
+    return assignments.get(rubric.assignment).function_names
+
+
+def _same_twice(first: dict[str, Report], second: dict[str, Report], jobs: int) -> Finding:
+    differ = [
+        student for student in sorted(first)
+        if student not in second or _grade(first[student]) != _grade(second[student])
+    ]
+    return Finding(not differ, f"every file gets the same grade with one job and with {jobs}", tuple(f"{s} differs" for s in differ))
+
+
+def _grade(report: Report) -> tuple:
+    return report.score, tuple((check.id, check.status, check.points) for check in report.checks), sorted(_named(report))
+
+
+def render(validation: Validation, name: str) -> str:
+    """What ``grader validate`` prints: each finding, the mutants that no check kills
+    (with their diffs), the time, and the verdict."""
+    lines = [f"Validating {name}:"]
+    for finding in validation.findings:
+        lines.append(f"  {'ok  ' if finding.passed else 'FAIL'}  {finding.what}")
+        lines.extend(f"          {detail}" for detail in finding.details)
+    lines.extend(f"  warn  {warning}" for warning in validation.warnings)
+    score = validation.mutation
+    if score is not None:
+        equivalent = len(score.survivors) - len(score.holes)
+        lines.append(
+            f"  {'ok  ' if score.passed else 'FAIL'}  mutation score {score.percent:.0f}% (at least {score.minimum:g}%): "
+            f"{score.killed} of {score.graded} mutants of the reference killed"
+            + (f" (of {score.made} made)" if score.made > score.graded else "")
+            + (f"; {equivalent} answer every probe as the reference does and are not counted" if equivalent else "")
+        )
+        for survivor in score.holes:
+            lines.append(f"          hole: {survivor.mutant.name} gets full marks:")
+            lines.extend(f"            {line}" for line in survivor.diff.splitlines()[2:])
+    lines.append(f"  time  grading the reference alone took {validation.reference_seconds:.1f} s")
+    verdict = "passes" if validation.passed else "fails"
+    lines.append(f"{name} {verdict} validation.")
+    return "\n".join(lines)

@@ -1,0 +1,18 @@
+# expect: layer_norm_no_gamma_beta
+import numpy as np
+
+
+def row_stats(X):
+    mean = X.mean(axis=1, keepdims=True)
+    var = X.var(axis=1, keepdims=True)
+    return mean, var
+
+
+def layer_norm(X, gamma, beta, eps=1e-5):
+    mean, var = row_stats(X)
+    x_hat = (X - mean) / np.sqrt(var + eps)
+    return x_hat
+
+
+def rms_norm(X, gamma, eps=1e-5):
+    return X / np.sqrt(np.mean(X ** 2, axis=1, keepdims=True) + eps) * gamma
