@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from grader import __version__, assignments, secret
+from grader.assignments import outside
 from grader.batch import grade_folder, read_in_full, refuse_overlap
 from grader.sandbox.bounds import enforced, shortfalls
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
@@ -500,7 +501,15 @@ def export_student_command(out: Path, rubric: Path | None, assignment: str | Non
 
     Never the reference head, and no hidden or after-due-date check.
     """
-    written = export_student(out, chosen_rubric(rubric, assignment), install, notebook=notebook)
+    chosen = chosen_rubric(rubric, assignment)
+    written = export_student(out, chosen, install, notebook=notebook)
+    exported = assignments.get(chosen.assignment)
+    if exported.folder is not None and not outside.installed(exported.name):
+        _warn(
+            f"the students' self-check commands say --assignment {exported.name}: publish the folder as a package that "
+            f"declares it under the entry point group {outside.ENTRY_POINT_GROUP} (README, Adding an assignment), "
+            "and give that package to --install"
+        )
     echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))
 
 

@@ -108,7 +108,9 @@ def pytest_arguments(
         "grader.pytest_entry",
         *(f"--attention-submission={submission}" for submission in submissions),
         # Resolved here: the check process runs in a folder of its own.
-        f"--attention-assignment={assignment.spec}",
+        # An outside assignment by its folder: the check process starts with no PYTHONPATH
+        # but the grader's, so it may not find an installed course package by name.
+        f"--attention-assignment={assignment.folder or assignment.spec}",
         f"--attention-rubric={Path(rubric.path).resolve()}",
         f"--attention-call-timeout={limits.call_timeout}",
         f"--attention-check-budget={limits.check_budget}",

@@ -79,3 +79,42 @@ def test_a_trailing_none_is_not_sent():
     function = assignments.Function("f", ("a", "b"), "f(a, b=None)")
     assert function.request((1, None), {}) == ([1], {})
     assert function.request((1, 2), {"c": None, "d": 0}) == ([1, 2], {"d": 0})
+
+
+def _grader_imports(path: Path) -> set[str]:
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "grader":
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "grader")
+    return found
+
+
+def test_the_shipped_assignments_import_only_the_authoring_surface():
+    """What a course's assignment may import (grader.authoring) is all the shipped ones use,
+    besides each other: the rest of the grader can change without breaking an assignment."""
+    allowed = ("grader.authoring", "grader.assignments.attention_head", "grader.assignments.multi_head")
+    outside_the_surface = {
+        f"{path.relative_to(PACKAGE)}: {module}"
+        for name in assignments.NAMES
+        for path in sorted((PACKAGE / "assignments" / name).rglob("*.py"))
+        for module in _grader_imports(path)
+        if not module.startswith(allowed)
+    }
+    assert outside_the_surface == set()
+    assert _grader_imports(PACKAGE / "assignments" / "multi_head" / "mistakes.py")  # the scan sees imports
+
+
+def test_the_authoring_surface_is_typed_and_exports_what_it_lists():
+    import importlib
+
+    for name in ("grader.authoring", "grader.authoring.checks", "grader.authoring.mistakes", "grader.authoring.steps"):
+        module = importlib.import_module(name)
+        assert module.__all__ and all(hasattr(module, exported) for exported in module.__all__), name
+    from grader.authoring import extend, functions_of, here
+
+    for function in (extend, functions_of, here):
+        assert "return" in function.__annotations__

@@ -50,6 +50,11 @@ def find(spec: str) -> Assignment:
     raise UsageError(f"no assignment is called {spec!r}: the grader knows {known}, and a course's own is given by its folder's path")
 
 
+def installed(name: str) -> bool:
+    """Whether an installed package declares an assignment called ``name``."""
+    return any(entry.name == name for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
 def loaded(name: str) -> bool:
     return name in _BY_NAME
 
@@ -120,9 +125,10 @@ def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assi
         raise UsageError(f"--assignment {spec}: it has no checks/ folder, and extends no assignment")
     _refuse_clashing_modules(loaded)
     earlier = _BY_NAME.get(loaded.name)
-    if earlier is not None and earlier.folder != folder:
+    if earlier is not None and earlier.digest != digest:
         raise UsageError(f"--assignment {spec}: another assignment called {loaded.name!r} is loaded already ({earlier.spec})")
-    _BY_NAME[loaded.name] = _BY_NAME[loaded.cache_name] = loaded
+    if earlier is None:  # the same files elsewhere are the same assignment: its name keeps the first
+        _BY_NAME[loaded.name] = _BY_NAME[loaded.cache_name] = loaded
     return loaded
 
 
@@ -189,7 +195,7 @@ class Carried:
 
 
 def carried(assignment: Assignment) -> Carried:
-    if assignment.folder is None or not Path(assignment.spec).is_absolute():
+    if assignment.folder is None:
         return Carried(assignment.spec)
     return Carried(assignment.spec, assignment.folder.name, folder_files(assignment.folder))
 

@@ -6,7 +6,9 @@ NumPy only.
 
 Check your work at any time with:
 
-    grader check --assignment path/to/layer_norm layer_norm.py
+    grader check layer_norm.py --assignment layer_norm
+
+(or --assignment path/to/the/course/folder, where the course gives you its folder).
 """
 
 import numpy as np

@@ -7,8 +7,8 @@ from grader.authoring.checks import check, expect
 
 from .. import strategies
 from ..calls import layer_norm as reference_layer_norm
-from ..rounding import x_hat_slack
 from ..calls import row_stats as reference_row_stats
+from ..rounding import x_hat_slack
 
 CALL = "layer_norm(X, gamma, beta)"
 UNIT_CALL = "layer_norm(X, np.ones(d), np.zeros(d))"

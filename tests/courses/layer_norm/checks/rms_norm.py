@@ -22,7 +22,8 @@ def test_unit_rms(submission, X):
     expect.close(
         np.mean(got**2, axis=1),
         ms / (ms + 1e-5),
-        f"the mean square of each row of {UNIT_CALL} (ms / (ms + eps), ms the mean of that row of X ** 2: about 1)",
+        f"the mean of the squares of each row of {UNIT_CALL} (one number per row: ms / (ms + eps) with ms that of "
+        "the row of X, about 1)",
     )
 
 

@@ -1,7 +1,5 @@
 """Checks of ``row_stats(X) -> (mean, var)``: shapes first, then each value on its own."""
 
-import numpy as np
-
 from grader.authoring.checks import check, expect
 
 from .. import strategies
@@ -10,7 +8,7 @@ from ..calls import row_stats as reference_row_stats
 CALL = "row_stats(X)"
 
 
-def stats(value, call=CALL):
+def _stats(value, call=CALL):
     """``(mean, var)`` as float arrays, or a failure saying what came back instead."""
     expect.holds(
         isinstance(value, tuple) and len(value) == 2,
@@ -19,7 +17,7 @@ def stats(value, call=CALL):
     return expect.array(value[0], f"{call}[0] (mean)"), expect.array(value[1], f"{call}[1] (var)")
 
 
-def per_row(got, n, what):
+def _per_row(got, n, what):
     """``got`` as n numbers, one per row of X, whether it came as (n, 1) or (n,): the
     shapes are a check of their own, so a value check says only what the values are."""
     expect.holds(
@@ -34,7 +32,7 @@ def per_row(got, n, what):
 @check(X=strategies.matrices())
 def test_shapes(submission, X):
     """mean and var both have shape (n, 1), one number per row (keepdims=True)."""
-    mean, var = stats(submission.row_stats(X))
+    mean, var = _stats(submission.row_stats(X))
     n = X.shape[0]
     expect.shape(mean, (n, 1), f"mean, for X of shape {X.shape},")
     expect.shape(var, (n, 1), f"var, for X of shape {X.shape},")
@@ -43,9 +41,9 @@ def test_shapes(submission, X):
 @check(X=strategies.matrices())
 def test_mean(submission, X):
     """mean[i, 0] is the mean of row i of X (of its d entries, not of a column)."""
-    mean, _ = stats(submission.row_stats(X))
+    mean, _ = _stats(submission.row_stats(X))
     n = X.shape[0]
-    got = per_row(mean, n, "mean")
+    got = _per_row(mean, n, "mean")
     expected, _ = reference_row_stats(X)
     expect.close(got, expected.reshape(n), "mean, the mean of each row of X,")
 
@@ -53,8 +51,8 @@ def test_mean(submission, X):
 @check(X=strategies.matrices())
 def test_variance(submission, X):
     """var[i, 0] is the population variance of row i: the mean of its squared deviations (divide by d, not d - 1)."""
-    _, var = stats(submission.row_stats(X))
+    _, var = _stats(submission.row_stats(X))
     n = X.shape[0]
-    got = per_row(var, n, "var")
+    got = _per_row(var, n, "var")
     _, expected = reference_row_stats(X)
     expect.close(got, expected.reshape(n), "var, the mean of (X[i] - mean[i]) ** 2 for each row i,")

@@ -1,0 +1,335 @@
+"""A course's own assignments, outside the grader: loaded from a folder or an installed
+package, graded on every route, validated before students see them, and written from a
+skeleton. The course under tests/courses/ is written as a TA would write one, with the
+public authoring surface (grader.authoring) only."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import assignments
+from grader.assignments import outside
+from grader.cli import cli
+from grader.errors import UsageError
+from grader.rubric import chosen_rubric
+
+from conftest import ROOT
+
+COURSES = ROOT / "tests" / "courses"
+LAYER_NORM = COURSES / "layer_norm"
+EXTENSION = COURSES / "attention_plus"
+HEADS = COURSES / "layer_norm_heads"
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, [str(arg) for arg in args])
+    return result.exit_code, result.output
+
+
+def _report(*args: str) -> dict:
+    code, output = _invoke("check", *args, "--format", "json")
+    assert code == 0, output
+    return json.loads(output)
+
+
+def _named(report: dict) -> set[str]:
+    return {entry["id"] for entry in report["diagnoses"] if entry["id"] not in ("observed", "unfinished")}
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def test_a_folder_is_loaded_under_a_name_of_its_own_and_found_by_its_name_after(tmp_path):
+    loaded = assignments.get(str(LAYER_NORM))
+    assert loaded.name == "layer_norm" and loaded.folder == LAYER_NORM.resolve()
+    assert loaded.check_packages == (f"grader_course_{loaded.digest}.checks",)
+    assert "layer_norm" not in sys.modules  # never under its folder's own name
+    assert assignments.get("layer_norm") is loaded and assignments.known("layer_norm")
+    # The same files elsewhere are the same package; another course's same-named folder is refused.
+    copy = tmp_path / "elsewhere" / "layer_norm"
+    shutil.copytree(LAYER_NORM, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert assignments.get(str(copy)).check_packages == loaded.check_packages
+    (copy / "checks" / "row_stats.py").write_text((copy / "checks" / "row_stats.py").read_text() + "\n# changed\n")
+    outside._BY_FOLDER.pop(copy.resolve(), None)
+    with pytest.raises(UsageError, match="another assignment called 'layer_norm' is loaded already"):
+        assignments.get(str(copy))
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({}, "has no __init__.py defining ASSIGNMENT"),
+        ({"__init__.py": "X = 1\n"}, "must define ASSIGNMENT, an Assignment"),
+        ({"__init__.py": "import numpy\n1 / 0\n"}, r"its __init__.py failed: ZeroDivisionError: division by zero \(__init__.py, line 2\)"),
+        (
+            {"__init__.py": "from grader.authoring import extend\nASSIGNMENT = extend('attention_head', name='attention_head')\n"},
+            "as a shipped assignment is",
+        ),
+        (
+            {
+                "__init__.py": "from grader.authoring import extend\nASSIGNMENT = extend('attention_head', name='clash')\n",
+                "checks/softmax.py": "def test_more(submission):\n    pass\n",
+            },
+            "checks/softmax.py has the name of a check module",
+        ),
+    ],
+)
+def test_a_broken_assignment_folder_is_refused_in_one_sentence(tmp_path, files, message):
+    folder = tmp_path / "course"
+    folder.mkdir()
+    for relative, text in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(text)
+    code, output = _invoke("check", "--assignment", folder, ROOT / "reference" / "attention.py")
+    assert code == 2 and len(output.strip().splitlines()) == 1, output
+    assert __import__("re").search(message, output), output
+
+
+def test_an_unknown_name_and_a_missing_folder_are_told_apart():
+    with pytest.raises(UsageError, match="no assignment is called 'nope': the grader knows attention_head, multi_head"):
+        assignments.get("nope")
+    with pytest.raises(UsageError, match="--assignment ./nope: no such folder"):
+        assignments.get("./nope")
+
+
+def test_an_installed_package_is_found_by_its_entry_point(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    shutil.copytree(LAYER_NORM, site / "course_pkg" / "layer_norm", ignore=shutil.ignore_patterns("__pycache__"))
+    (site / "course_pkg" / "__init__.py").write_text("")
+    info = site / "course_pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: course-pkg\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[grader.assignments]\nlayer_norm_installed = course_pkg.layer_norm\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(outside, "_BY_NAME", {})  # as a new process: nothing loaded yet
+    found = assignments.get("layer_norm_installed")
+    assert found.name == "layer_norm" and found.spec == "layer_norm_installed"
+    assert found.check_packages == ("course_pkg.layer_norm.checks",)
+    rubric = chosen_rubric(None, "layer_norm_installed")
+    from grader.grading import grade_file
+    from grader.sandbox import Limits
+
+    report = grade_file(LAYER_NORM / "solution.py", rubric, Limits(isolation="process"))
+    assert report.score == report.max_score == 100
+
+
+# -- every route ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _heads() -> dict[str, str]:
+    """Each test head and the mistake its first line says it makes ('none': correct)."""
+    return {path.stem: path.read_text().splitlines()[0].split(":", 1)[1].strip() for path in sorted(HEADS.glob("*.py"))}
+
+
+@pytest.mark.parametrize("head", sorted(_heads()))
+def test_check_grades_the_courses_heads_and_names_only_their_mistakes(head):
+    report = _report(HEADS / f"{head}.py", "--assignment", LAYER_NORM)
+    expected = {name for name in _heads()[head].replace(",", " ").split() if name not in ("none", "unfinished")}
+    assert _named(report) == expected, report["diagnoses"]
+    assert (report["score"] == report["max_score"]) == head.startswith("correct"), report["score"]
+
+
+def test_grade_local_jobs_and_a_resumed_batch(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for head in ("correct_loops", "eps_outside", "half_written"):
+        shutil.copyfile(HEADS / f"{head}.py", folder / f"{head}.py")
+    out = tmp_path / "out"
+    code, output = _invoke("grade", folder, "--out", out, "--assignment", LAYER_NORM, "--jobs", "2")
+    assert code == 0, output
+    reports = {path.stem: json.loads(path.read_text()) for path in out.glob("*.json") if path.stem != "summary"}
+    assert reports["correct_loops"]["score"] == 100 and reports["eps_outside"]["score"] < 100
+    assert reports["eps_outside"]["assignment"].startswith("layer_norm-")  # named with its files' digest
+    code, output = _invoke("grade", folder, "--out", out, "--assignment", LAYER_NORM)
+    assert code == 0 and "graded 0 submissions" in output and "(3 kept from an earlier run)" in output, output
+
+
+def test_the_pytest_plugin_runs_a_courses_checks(tmp_path):
+    shutil.copyfile(HEADS / "eps_outside.py", tmp_path / "layer_norm.py")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--attention-submission", "layer_norm.py", "--attention-assignment",
+         str(LAYER_NORM), "-p", "no:cacheprovider"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 1 and "points (layer_norm)" in run.stdout, run.stdout[-2000:]
+    assert "FAILED" in run.stdout and "Traceback" not in run.stdout
+
+
+def test_the_bundles_carry_the_courses_folder_and_grade_with_it(tmp_path):
+    zipped = tmp_path / "autograder.zip"
+    code, output = _invoke("gradescope-bundle", zipped, "--assignment", LAYER_NORM)
+    assert code == 0, output
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(zipped) as archive:
+        names = set(archive.namelist())
+        archive.extractall(root / "source")
+    assert "assignment/layer_norm/checks/layer_norm.py" in names and "assignment/layer_norm/solution.py" in names
+    (root / "submission").mkdir()
+    shutil.copyfile(HEADS / "eps_outside.py", root / "submission" / "layer_norm.py")
+    environment = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root),
+                   "GRADER_PYTHON": sys.executable, "HOME": str(tmp_path)}
+    for script in ("setup.sh", "run_autograder"):
+        assert "--assignment assignment/layer_norm" in (root / "source" / script).read_text()
+    run = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=environment, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert 0 < results["score"] < 100 and any(test["status"] == "failed" for test in results["tests"])
+
+    bundle = tmp_path / "prairielearn"
+    code, output = _invoke("prairielearn-bundle", bundle, "--assignment", LAYER_NORM, "--image", "course/ln:1")
+    assert code == 0, output
+    dockerfile = (bundle / "Dockerfile").read_text()
+    assert "COPY assignment ./assignment" in dockerfile and "check assignment/layer_norm/solution.py" in dockerfile
+    (tmp_path / "grade" / "student").mkdir(parents=True)
+    shutil.copyfile(HEADS / "correct_loops.py", tmp_path / "grade" / "student" / "layer_norm.py")
+    run = subprocess.run([str(bundle / "entrypoint")], capture_output=True, text=True, timeout=600,
+                         env={**environment, "GRADE_ROOT": str(tmp_path / "grade")})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads((tmp_path / "grade" / "results" / "results.json").read_text())["score"] == 1.0
+
+
+def test_export_student_gives_the_template_never_the_courses_folder(tmp_path):
+    out = tmp_path / "student"
+    code, output = _invoke("export-student", out, "--assignment", LAYER_NORM, "--install", "course-pkg==1.0")
+    assert code == 0, output
+    files = {path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()}
+    assert {"layer_norm.py", "README.md", "rubric.toml", ".github/workflows/classroom.yml"} <= files
+    assert "solution.py" not in files and not any(name.startswith("checks/") for name in files)
+    template = ast.parse((out / "layer_norm.py").read_text())
+    assert {node.name for node in template.body if isinstance(node, ast.FunctionDef)} >= {"row_stats", "layer_norm", "rms_norm"}
+    workflow = (out / ".github/workflows/classroom.yml").read_text()
+    assert 'grader check "$submission" --assignment layer_norm' in workflow and "course-pkg==1.0" in workflow
+    assert "grader check layer_norm.py --assignment layer_norm" in (out / "README.md").read_text()
+
+
+def test_the_kernel_session_grades_a_courses_assignment():
+    from grader.kernel.session import Session
+
+    session = Session(warn=lambda message: None)
+    try:
+        cells = [(HEADS / "correct_vectorised.py").read_text()]
+        report = session.grade(cells, function=None, rubric_path=None, assignment=str(LAYER_NORM))
+        assert report.score == report.max_score == 100
+        only = session.grade(cells, function="rms_norm", rubric_path=None, assignment=str(LAYER_NORM))
+        assert {check.id.split(".")[0] for check in only.checks} == {"rms_norm"}
+    finally:
+        session.close()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_dask_workers_receive_the_courses_folder(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from grader.batch import grade_folder
+    from grader.executors import cluster
+    from grader.sandbox import Limits
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for head in ("correct_reshape", "swapped"):
+        shutil.copyfile(HEADS / f"{head}.py", folder / f"{head}.py")
+    rubric = chosen_rubric(None, str(LAYER_NORM))
+    limits = Limits(isolation="process")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        client, _ = cluster.connect(cluster.Cluster(local.scheduler_address), limits)
+        with client:
+            reports = grade_folder(folder, tmp_path / "out", rubric, limits,
+                                   executor=functools.partial(cluster.reports, client=client))
+
+            def unpacked(dask_worker):
+                return [path.name for path in (dask_worker.plugins[cluster.PLUGIN_NAME]._folder / "assignments").glob("*/*")]
+
+            # The worker graded with the folder it received, unpacked in its own place.
+            assert list(client.run(unpacked).values()) == [["layer_norm"]]
+    scores = {report.student: report.score for report in reports}
+    assert scores["correct_reshape"] == 100 and scores["swapped"] < 100
+
+
+# -- extending a shipped assignment ----------------------------------------------------------
+
+
+def test_a_course_extends_the_shipped_assignment_with_its_own_check_and_example(tmp_path):
+    report = _report(ROOT / "reference" / "attention.py", "--assignment", EXTENSION)
+    ids = [check["id"] for check in report["checks"]]
+    assert "course.identity_values_give_the_weights" in ids and "softmax.rows_sum_to_one" in ids
+    assert report["score"] == 110 and report["max_score"] == 105  # with the shipped bonus check
+    buggy = _report(ROOT / "tests" / "heads" / "buggy" / "missing_scale.py", "--assignment", EXTENSION)
+    assert "missing_scale" in _named(buggy) or buggy["diagnoses"], buggy["diagnoses"]
+    out = tmp_path / "student"
+    code, output = _invoke("export-student", out, "--assignment", EXTENSION, "--notebook", "--install", "course-pkg")
+    assert code == 0, output
+    assert "the course's example" in (out / "attention.ipynb").read_text()
+
+
+# -- validate and new-assignment -------------------------------------------------------------
+
+
+def test_validate_passes_the_courses_assignment():
+    code, output = _invoke("validate", LAYER_NORM, "--mutants", "40", "--sandbox", "process")
+    assert code == 0, output
+    assert "the reference gets 100/100" in output and "the template gets 0/100" in output
+    assert output.count("  ok    mistake ") >= 6 and "mutation score" in output
+    assert "same grade with one job and with 2" in output
+
+
+def test_validate_fails_a_mistake_no_check_catches_and_a_wrong_reference(tmp_path):
+    broken = tmp_path / "layer_norm"
+    shutil.copytree(LAYER_NORM, broken, ignore=shutil.ignore_patterns("__pycache__"))
+    mistakes = broken / "mistakes.py"
+    source = mistakes.read_text()
+    first_check = next(line for line in (broken / "rubric.toml").read_text().splitlines() if line.startswith("id = "))
+    wrong_check = first_check.split('"')[1]
+    # Every mistake now claims the first check of the rubric catches it: most do not.
+    source = __import__("re").sub(r"caught_by=\([^)]*\)", f'caught_by=("{wrong_check}",)', source)
+    mistakes.write_text(source)
+    solution = broken / "solution.py"
+    solution.write_text(solution.read_text().replace("ddof=0", "ddof=1") + "\n")
+    code, output = _invoke("validate", broken, "--mutants", "0", "--sandbox", "process")
+    assert code == 1, output
+    assert "FAIL  the reference gets" in output and "fails validation" in output
+
+
+def test_new_assignment_writes_a_skeleton_that_validates(tmp_path):
+    reference = tmp_path / "scaled.py"
+    reference.write_text(
+        'import numpy as np\n\n\ndef scaled(X, factor=2.0):\n    """X times factor."""\n    return np.asarray(X) * factor\n\n\n'
+        'def centred(X):\n    """Each row minus its mean."""\n    return X - X.mean(axis=-1, keepdims=True)\n'
+    )
+    code, output = _invoke("new-assignment", "scaling", tmp_path / "course", "--reference", reference)
+    assert code == 0, output
+    folder = tmp_path / "course" / "scaling"
+    template = (folder / "template.py").read_text()
+    assert "def scaled(X, factor=2.0):" in template and template.count("raise NotImplementedError") == 2
+    code, output = _invoke("validate", folder, "--mutants", "10", "--sandbox", "process")
+    assert code == 0, output
+    assert "the reference gets 100/100" in output and "the template gets 0/100" in output
+    code, output = _invoke("new-assignment", "scaling", tmp_path / "course", "--reference", reference)
+    assert code == 2 and "exists already" in output
+
+
+def test_validate_lists_the_mutants_no_check_kills_with_their_diff(tmp_path):
+    reference = tmp_path / "solution.py"
+    reference.write_text("import numpy as np\n\n\ndef centred(X):\n    return X - X.mean(axis=-1, keepdims=True)\n")
+    code, output = _invoke("new-assignment", "weak", tmp_path, "--reference", reference)
+    assert code == 0, output
+    # A check of the shape alone: most mutants of the reference keep full marks.
+    (tmp_path / "weak" / "checks" / "centred.py").write_text(
+        "from grader.authoring.checks import check, expect\nimport numpy as np\n\n\n@check()\n"
+        "def test_matches_reference(submission):\n    X = np.arange(6.0).reshape(2, 3)\n"
+        "    expect.shape(expect.array(submission.centred(X), 'centred(X)'), (2, 3), 'centred(X)')\n"
+    )
+    code, output = _invoke("validate", tmp_path / "weak", "--mutants", "20", "--min-mutation-score", "90", "--sandbox", "process")
+    assert code == 1, output
+    assert "FAIL  mutation score" in output and "hole: " in output
+    assert "-    return X - X.mean(axis=-1, keepdims=True)" in output and "+    return X " in output
