@@ -49,7 +49,8 @@ def _named(report: dict) -> set[str]:
 # -- loading -------------------------------------------------------------------------------
 
 
-def test_a_folder_is_loaded_under_a_name_of_its_own_and_found_by_its_name_after(tmp_path):
+def test_a_folder_is_loaded_under_a_name_of_its_own_and_found_by_its_name_after(tmp_path, monkeypatch):
+    monkeypatch.setattr(outside, "_BY_NAME", dict(outside._BY_NAME))  # the copy below is gone after this test
     loaded = assignments.get(str(LAYER_NORM))
     assert loaded.name == "layer_norm" and loaded.folder == LAYER_NORM.resolve()
     assert loaded.check_packages == (f"grader_course_{loaded.digest}.checks",)
@@ -59,10 +60,13 @@ def test_a_folder_is_loaded_under_a_name_of_its_own_and_found_by_its_name_after(
     copy = tmp_path / "elsewhere" / "layer_norm"
     shutil.copytree(LAYER_NORM, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert assignments.get(str(copy)).check_packages == loaded.check_packages
+    # Changed, it is another assignment of the same name: its digest tells the two apart.
     (copy / "checks" / "row_stats.py").write_text((copy / "checks" / "row_stats.py").read_text() + "\n# changed\n")
     outside._BY_FOLDER.pop(copy.resolve(), None)
-    with pytest.raises(UsageError, match="another assignment called 'layer_norm' is loaded already"):
-        assignments.get(str(copy))
+    changed = assignments.get(str(copy))
+    assert changed.digest != loaded.digest and changed.check_packages != loaded.check_packages
+    assert assignments.get(loaded.cache_name) is loaded and assignments.get(changed.cache_name) is changed
+    assert assignments.get("layer_norm") is changed  # the name alone: the one loaded last
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ and a Dask worker or a bundle that receives the files (:func:`folder_files`,
 :func:`unpack`) imports them under the very same name. Its modules import each other
 relatively (``from .reference import FUNCTIONS``) for the same reason.
 
-Once loaded, an assignment is found by its name too, in this process: the rubric, the
-report and the check process all name it so.
+Once loaded, an assignment is found by its name too, in this process, and by its name
+with its files' digest (:attr:`Assignment.cache_name`), which rubrics and reports carry.
 """
 
 from __future__ import annotations
@@ -124,11 +124,9 @@ def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assi
     if not loaded.check_packages:
         raise UsageError(f"--assignment {spec}: it has no checks/ folder, and extends no assignment")
     _refuse_clashing_modules(loaded)
-    earlier = _BY_NAME.get(loaded.name)
-    if earlier is not None and earlier.digest != digest:
-        raise UsageError(f"--assignment {spec}: another assignment called {loaded.name!r} is loaded already ({earlier.spec})")
-    if earlier is None:  # the same files elsewhere are the same assignment: its name keeps the first
-        _BY_NAME[loaded.name] = _BY_NAME[loaded.cache_name] = loaded
+    # Its name finds the one loaded last (a folder changed while a Dask worker or a kernel
+    # lives, say); rubrics and reports name it with its digest, which never changes meaning.
+    _BY_NAME[loaded.name] = _BY_NAME.setdefault(loaded.cache_name, loaded)
     return loaded
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from grader import expect
 from grader.checking import check
+from grader.outcomes import CheckFailure
 from grader.strategies import MAX_SIDE, Arrays, arrays, sides, values
 
-__all__ = ["MAX_SIDE", "Arrays", "arrays", "check", "expect", "sides", "values"]
+# CheckFailure(message): what a check raises for a property ``expect`` has no assertion for.
+__all__ = ["MAX_SIDE", "Arrays", "CheckFailure", "arrays", "check", "expect", "sides", "values"]

@@ -28,7 +28,6 @@ from grader import assignments, sources
 from grader.assignments import Assignment
 from grader.errors import UsageError
 from grader.report import Report
-from grader.resources import project_file
 from grader.safe_text import json_text
 from grader.similarity.behaviour import behaviour_matches, behaviours, checks, mistakes
 from grader.similarity.code import boilerplate, code_matches, fingerprints, fragments
@@ -41,7 +40,7 @@ DEFAULT_THRESHOLD = 0.5
 def given_code(assignment: Assignment) -> list[str]:
     """The code every student of ``assignment`` starts from: the lesson's, the template,
     the reference."""
-    files = [project_file(assignment.reference), project_file(assignment.template[assignment.handout])]
+    files = [assignment.path(assignment.reference), assignment.path(assignment.template[assignment.handout])]
     return [assignment.lesson_code] + [path.read_text(encoding="utf-8") for path in files]
 
 

@@ -39,7 +39,6 @@ from grader.authoring.mistakes import (
     fixed_matrix as matrix,
     identical,
     same,
-    student_function,
     values_read,
     weights,
 )
