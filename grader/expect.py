@@ -39,11 +39,13 @@ def array(value: Any, call: str, *, as_float: bool = True) -> np.ndarray:
     return value.astype(np.float64) if as_float else value
 
 
-def pair(value: Any, call: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(out, A)`` from an attention call, or a failure saying what came back instead."""
+def pair(value: Any, call: str, names: tuple[str, str] = ("out", "A")) -> tuple[np.ndarray, np.ndarray]:
+    """Two arrays from a call that returns a pair (attention's ``(out, A)``; ``names`` says
+    what the handout calls them), or a failure saying what came back instead."""
+    first, second = names
     if not isinstance(value, tuple) or len(value) != 2:
-        raise CheckFailure(f"{call} should return a pair (out, A); it returned {describe(value)}")
-    return array(value[0], f"{call}[0] (out)"), array(value[1], f"{call}[1] (A)")
+        raise CheckFailure(f"{call} should return a pair ({first}, {second}); it returned {describe(value)}")
+    return array(value[0], f"{call}[0] ({first})"), array(value[1], f"{call}[1] ({second})")
 
 
 def shape(got: np.ndarray, expected: tuple[int, ...], what: str) -> None:

@@ -6,7 +6,8 @@ start from (each function raises ``NotImplementedError``), the reference wrapper
 (``calls.py``), one first property check per function (``checks/<function>.py``: it
 matches the reference on drawn float matrices), a rubric naming them, an empty list of
 known mistakes, and a handout stub. ``grader validate DIR/NAME`` passes on it as written,
-when the reference accepts float matrices for its required arguments; the TA then
+when the reference accepts float matrices for its required arguments, and lists the
+``TODO`` lines left to write (the example, the quick calls, the handout); the TA then
 writes the real checks, strategies and mistakes.
 """
 
@@ -122,6 +123,7 @@ ASSIGNMENT = Assignment(
     rubric="rubric.toml",
     template={{{name + ".py"!r}: "template.py", "README.md": "handout.md"}},
     lesson_code="",
+    # TODO: the handout's own example (a notebook handout's last cell runs it).
     worked_example=("Try it on a small example", "X = np.arange(1.0, 7.0).reshape(2, 3)\\nprint({functions[0].name}({", ".join("X" for _ in functions[0].required)}))"),
     reference_functions=_reference_functions,
     small_calls=_small_calls,
@@ -157,7 +159,8 @@ from grader.authoring import functions_of, here, reference_module
 FUNCTIONS = functions_of(reference_module(here(__file__, "solution.py")), {[f.name for f in functions]!r})
 
 EXAMPLE = np.arange(1.0, 7.0).reshape(2, 3)
-# A call every working version answers at once: what a function that timed out is tried on.
+# TODO: a call every working version answers at once, with the words feedback quotes it
+# by (a function that hangs is tried on it again): arguments of the kinds the handout says.
 SMALL_CALLS = {{
 {small}
 }}
@@ -181,8 +184,8 @@ from ..calls import FUNCTIONS
 
 @st.composite
 def matrices(draw, count):
-    """``count`` float matrices of one shape, 1 to 6 rows and columns (edit: the shapes
-    {function.name} takes)."""
+    """``count`` float matrices of one shape, 1 to 6 rows and columns (TODO: the kinds and
+    shapes of {function.name}'s arguments)."""
     rows, cols = draw(sides()), draw(sides())
     source = arrays(draw)  # drawn after every size
     return tuple(source.floats((rows, cols)) for _ in range(count))
@@ -232,5 +235,5 @@ Write these functions in `{name}.py`:
 
 ## What is checked
 
-Each function must give the reference's values on small float matrices.
+TODO: each property the checks grade, in the students' words.
 """

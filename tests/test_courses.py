@@ -86,6 +86,24 @@ def test_a_folder_is_loaded_under_a_name_of_its_own_and_found_by_its_name_after(
             },
             "checks/softmax.py has the name of a check module",
         ),
+        (
+            {
+                "__init__.py": "from grader.authoring import extend\nASSIGNMENT = extend('attention_head', name='absolute')\n",
+                "calls.py": "X = 1\n",
+                "checks/course.py": "from course.calls import X\n",
+            },
+            r"checks/course.py failed: ModuleNotFoundError: No module named 'course' \(course.py, line 1\); "
+            "an assignment's modules import each other relatively",
+        ),
+        (
+            {
+                "__init__.py": "from grader.authoring import extend\n"
+                "def _mistakes():\n    from .mistakes import KNOWN\n    return KNOWN\n"
+                "ASSIGNMENT = extend('attention_head', name='slip', mistakes=_mistakes)\n",
+                "mistakes.py": "KNOWN = Mistakes(probes={}, reference={}, mistakes=())\n",
+            },
+            r"its known mistakes failed: NameError: name 'Mistakes' is not defined \(mistakes.py, line 1\)",
+        ),
     ],
 )
 def test_a_broken_assignment_folder_is_refused_in_one_sentence(tmp_path, files, message):
@@ -337,3 +355,28 @@ def test_validate_lists_the_mutants_no_check_kills_with_their_diff(tmp_path):
     assert code == 1, output
     assert "FAIL  mutation score" in output and "hole: " in output
     assert "-    return X - X.mean(axis=-1, keepdims=True)" in output and "+    return X " in output
+
+
+def test_validate_says_why_a_mistake_is_never_named(tmp_path):
+    reference = tmp_path / "solution.py"
+    reference.write_text("import numpy as np\n\n\ndef clipped(X):\n    return np.clip(X, -10.0, 10.0)\n")
+    code, output = _invoke("new-assignment", "clip", tmp_path, "--reference", reference)
+    assert code == 0, output
+    (tmp_path / "clip" / "mistakes.py").write_text(
+        "import numpy as np\nfrom grader.authoring.mistakes import Mistake, Mistakes, Probe\n"
+        "from .calls import EXAMPLE, FUNCTIONS\n\n\n"
+        "def clipped_at_100(X):\n    return np.clip(X, -100.0, 100.0)\n\n\n"
+        "def never_clipped(X):\n    return X\n\n\n"
+        "KNOWN = Mistakes(probes={'clipped': [Probe('clipped', (EXAMPLE,))]}, reference=FUNCTIONS, mistakes=(\n"
+        "    Mistake('clip_100', 'clipped clips at 100.', 'clipped', variants=(clipped_at_100,),\n"
+        "            caught_by=('clipped.matches_refrence',)),\n"
+        "    Mistake('no_clip', 'clipped does not clip.', 'clipped', variants=(never_clipped,)),\n"
+        "))\n"
+    )
+    code, output = _invoke("validate", tmp_path / "clip", "--mutants", "0", "--sandbox", "process")
+    assert code == 1, output
+    assert "clipped.matches_refrence is not a check of the rubric (caught_by)" in output
+    assert "passes: it is meant" not in output.split("clip_100")[1].split("mistake no_clip")[0]
+    assert "its variant answers every probe of clipped as the reference does: add a probe that tells them apart" in output
+    assert "warn  mistake no_clip names no check in caught_by" in output
+    assert "warn  calls.py, line" in output and "TODO" in output

@@ -97,7 +97,11 @@ def _import_package(package: str, folder: Path) -> ModuleType:
 
 def _said(error: BaseException) -> str:
     """An exception in one line, with the author's file and line it was raised at."""
-    frames = [frame for frame in _frames(error.__traceback__) if "/grader/" not in frame.f_code.co_filename]
+    grader = str(Path(__file__).resolve().parents[1])
+    frames = [
+        frame for frame in _frames(error.__traceback__)
+        if not frame.f_code.co_filename.startswith((grader, "<"))  # the grader's own, and importlib's
+    ]
     where = f" ({Path(frames[-1].f_code.co_filename).name}, line {frames[-1].f_lineno})" if frames else ""
     return f"{type(error).__name__}: {error}{where}"
 
@@ -124,6 +128,7 @@ def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assi
     if not loaded.check_packages:
         raise UsageError(f"--assignment {spec}: it has no checks/ folder, and extends no assignment")
     _refuse_clashing_modules(loaded)
+    _refuse_broken_modules(loaded)
     # Its name finds the one loaded last (a folder changed while a Dask worker or a kernel
     # lives, say); rubrics and reports name it with its digest, which never changes meaning.
     _BY_NAME[loaded.name] = _BY_NAME.setdefault(loaded.cache_name, loaded)
@@ -142,6 +147,26 @@ def _refuse_clashing_modules(assignment: Assignment) -> None:
                     f"assignment it extends ({seen[module.stem]}): its ids would clash, so name it otherwise"
                 )
             seen[module.stem] = module
+
+
+def _refuse_broken_modules(assignment: Assignment) -> None:
+    """Its check modules and its known mistakes, loaded now: an author's slip (an absolute
+    import of the folder's own modules, a name left undefined) is told here, with its file
+    and line, instead of failing every student's check run or silencing every diagnosis."""
+    for package, folder in zip(assignment.check_packages, assignment.checks_folders):
+        for module in sorted(folder.glob("*.py")):
+            try:
+                importlib.import_module(f"{package}.{module.stem}")
+            except Exception as error:
+                hint = (
+                    "; an assignment's modules import each other relatively (from ..calls import FUNCTIONS)"
+                    if isinstance(error, ImportError) else ""
+                )
+                raise UsageError(f"--assignment {assignment.spec}: checks/{module.name} failed: {_said(error)}{hint}") from None
+    try:
+        assignment.mistakes()
+    except Exception as error:
+        raise UsageError(f"--assignment {assignment.spec}: its known mistakes failed: {_said(error)}") from None
 
 
 def folder_files(folder: Path) -> dict[str, bytes]:

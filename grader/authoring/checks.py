@@ -7,16 +7,30 @@ what the reference gives *after* the call returns, and fails through ``expect`` 
 student reads what broke::
 
     from grader.authoring.checks import arrays, check, expect, sides
-    from ..calls import reference
+    from ..calls import FUNCTIONS
 
-    @check(n=sides(), d=sides())
-    def test_rows_have_mean_zero(submission, n, d):
-        X = ...
+    @st.composite
+    def matrices(draw):
+        n, d = draw(sides()), draw(sides())      # every size first, so they shrink
+        return arrays(draw).floats((n, d))       # then the values, from one seeded source
+
+    @check(X=matrices())
+    def test_rows_have_mean_zero(submission, X):
         out = expect.array(submission.layer_norm(X), "layer_norm(X)")
-        expect.close(out.mean(axis=-1), np.zeros(n), "the mean of each row of layer_norm(X)")
+        expect.close(out.mean(axis=-1), np.zeros(len(X)), "the mean of each row of layer_norm(X)")
 
 The strategies draw from the grader's seeded generators, so a course secret applies and
 every machine draws the same examples.
+
+A check that a function leaves its inputs unchanged reads them as the student's process
+left them after the call (the arrays a check passes are copies sent to another process:
+its own are never changed)::
+
+    called = submission.call("layer_norm", [X, gamma, beta], return_args=True)
+    expect.unchanged("layer_norm", "X", X, called.args_after[0])
+
+``expect.pair(value, call, ("mean", "var"))`` reads a function that returns two arrays;
+raise :class:`CheckFailure` with a sentence for a property ``expect`` has no assertion for.
 """
 
 from __future__ import annotations

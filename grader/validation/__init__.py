@@ -84,9 +84,15 @@ def validate(
     progress(f"grading {len(files)} files with one job, then again with {jobs}")
     first = _graded(folder, workdir / "one-job", rubric, limits, 1)
     second = _graded(folder, workdir / f"{jobs}-jobs", rubric, limits, jobs)
-    findings = [_expected(file, first[file.student], rubric) for file in files]
+    alike = _alike_on_every_probe(assignment)
+    findings = [_expected(file, first[file.student], rubric, alike) for file in files]
     findings.append(_same_twice(first, second, jobs))
     warnings = [f"mistake {item.mistake} is not validated: {item.why}" for item in unwritable]
+    warnings += [
+        f"mistake {mistake.id} names no check in caught_by: validation cannot tell that its checks catch it"
+        for mistake in assignment.mistakes().mistakes if mistake.variants and not mistake.caught_by
+    ]
+    warnings += _left_to_do(assignment)
 
     score = None
     if mutants and findings[0].passed:  # mutants of a reference that fails prove nothing
@@ -104,7 +110,38 @@ def _named(report: Report) -> set[str]:
     return {entry["id"] for entry in report.diagnoses if entry["id"] not in NOT_MISTAKES}
 
 
-def _expected(file: Planted, report: Report, rubric: Rubric) -> Finding:
+def _alike_on_every_probe(assignment: Assignment) -> set[str]:
+    """The mistakes with a variant that answers every probe of its function as the reference
+    does: the diagnosis can never tell it apart (a mistake read from the inputs a call
+    leaves changed, or from a test of the answers, is not read from its variant's answers)."""
+    from grader.diagnoses import run, same_answer
+
+    known = assignment.mistakes()
+    alike = set()
+    for mistake in known.mistakes:
+        probes = known.probes.get(mistake.function, [])
+        if mistake.shows_in is not None or mistake.beside_answers:
+            continue
+        for variant in mistake.variants:
+            if all(same_answer(run(variant, probe), run(known.reference[probe.function], probe)) for probe in probes):
+                alike.add(mistake.id)
+    return alike
+
+
+def _left_to_do(assignment: Assignment) -> list[str]:
+    """The TODO lines ``grader new-assignment`` left in the files students and feedback see."""
+    if assignment.folder is None:
+        return []
+    found = []
+    for path in sorted(assignment.folder.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".md") and "__pycache__" not in path.parts:
+            for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+                if "TODO" in line:
+                    found.append(f"{path.relative_to(assignment.folder)}, line {number} still says: {line.strip()[:100]}")
+    return found
+
+
+def _expected(file: Planted, report: Report, rubric: Rubric, alike: set[str]) -> Finding:
     if report.status == "error":
         return Finding(False, f"{file.student}: graded with an error", (report.error or "",))
     failed = [check.id for check in report.checks if check.status != "passed"]
@@ -119,11 +156,14 @@ def _expected(file: Planted, report: Report, rubric: Rubric) -> Finding:
         problems = [f"{name} is not told it is not written yet" for name in untold]
         what = f"the template gets {report.score:g}/{report.max_score:g}"
         return Finding(not problems and report.score == 0, what, tuple(problems))
-    problems = [f"{check} passes: it is meant to catch {file.mistake}" for check in file.caught_by if check not in failed]
-    problems += [f"{check} is not in the rubric" for check in file.caught_by if check not in rubric.check_ids]
+    graded = set(rubric.check_ids)
+    problems = [f"{check} is not a check of the rubric (caught_by)" for check in file.caught_by if check not in graded]
+    problems += [f"{check} passes: it is meant to catch {file.mistake}" for check in file.caught_by if check in graded and check not in failed]
     named = _named(report)
     if file.mistake not in named:
         problems.append(f"{file.mistake} is not named (named: {', '.join(sorted(named)) or 'nothing'})")
+        if file.mistake in alike:
+            problems.append(f"its variant answers every probe of {file.function} as the reference does: add a probe that tells them apart")
     problems += [f"{other} is named too" for other in sorted(named - {file.mistake})]
     if not failed:
         problems.append("it gets full marks")
