@@ -35,7 +35,7 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
     the pip requirement of the grader, ``rubric`` the public rubric's file name."""
     module = ast.parse(template)
     docstring = ast.get_docstring(module) or ""
-    introduction = docstring.split("\n\nCheck your work")[0].strip()
+    introduction = docstring.split("\n\nCheck your work")[0].strip() or assignment.title
     count = len(assignment.functions)
     how = HOW_IT_IS_GRADED.format(count=NUMBERS[count] if count < len(NUMBERS) else count)
     cells = [nbformat.v4.new_markdown_cell(f"# {introduction}\n\n{how}")]
@@ -43,8 +43,10 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
     cells.append(nbformat.v4.new_code_cell("\n".join(ast.get_source_segment(template, node) for node in imports)))
     for node in module.body:
         if isinstance(node, ast.FunctionDef):
-            arguments = ast.unparse(node.args)
-            cells.append(nbformat.v4.new_markdown_cell(f"## `{node.name}({arguments})`"))
+            # As the handout quotes it (eps=1e-5, where the code's default reads back as 1e-05).
+            known = assignment.by_name.get(node.name)
+            signature = known.signature if known is not None else f"{node.name}({ast.unparse(node.args)})"
+            cells.append(nbformat.v4.new_markdown_cell(f"## `{signature}`"))
             cells.append(nbformat.v4.new_code_cell(ast.get_source_segment(template, node)))
     heading, example = assignment.worked_example
     cells.append(nbformat.v4.new_markdown_cell(f"## {heading}"))

@@ -135,7 +135,9 @@ ASSIGNMENT = Assignment(
 
 def _template(source: str, functions: list[Signature]) -> str:
     imports = [ast.unparse(node) for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
-    parts = ["\n".join(imports)] if imports else []
+    names = ", ".join(function.name for function in functions)
+    parts = [f'"""Write {names} as the handout says: each raises NotImplementedError until you do."""']
+    parts += ["\n".join(imports)] if imports else []
     for function in functions:
         docstring = function.docstring.replace('"""', "'''").replace("\n", "\n    ")
         body = f'    """{docstring}"""\n' if docstring else ""
