@@ -136,7 +136,7 @@ def _filled_in(script: bytes, assignment: Assignment) -> bytes:
     handout = Path(assignment.handout).stem.encode()
     course = _course_folder(assignment)
     option = f" --assignment {course}" if course else ""
-    copy = f"COPY {COURSE_FOLDER} ./{COURSE_FOLDER}\n" if course else ""
+    copy = f"COPY {COURSE_FOLDER} ./{COURSE_FOLDER}\nRUN chmod -R go-rwx {COURSE_FOLDER}\n" if course else ""
     return (
         script.replace(b"@HANDOUT@", handout)
         .replace(b"@REFERENCE@", _in_bundle(assignment, assignment.reference).encode())
@@ -189,7 +189,10 @@ def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
 
 
 def _mode(name: str) -> int:
-    return 0o755 if name in EXECUTABLES else 0o600 if name in PRIVATE else 0o644
+    # A course's own folder holds its reference, which its students must not read: a
+    # submission graded in a plain process runs as uid 65534.
+    private = name in PRIVATE or name.startswith(f"{COURSE_FOLDER}/")
+    return 0o755 if name in EXECUTABLES else 0o600 if private else 0o644
 
 
 def _write_folder(out: Path, entries: dict[str, bytes]) -> None:

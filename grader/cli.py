@@ -441,8 +441,9 @@ def gradescope_bundle_command(out: Path, rubric: Path | None, assignment: str | 
     """Write Gradescope's autograder zip to OUT (upload it as the assignment's autograder).
 
     Its setup.sh installs Python, bubblewrap and the grader; its run_autograder grades
-    /autograder/submission/attention.py into /autograder/results/results.json, each
-    check a test with the rubric's points and visibility.
+    the assignment's handout file (attention.py for the first; a course's own assignment
+    folder travels in the zip) into /autograder/results/results.json, each check a test
+    with the rubric's points and visibility.
     """
     entries = gradescope_bundle(out, chosen_rubric(rubric, assignment), secret.read_secret(secret_file))
     echo(f"wrote {out} ({len(entries)} files): upload it as the Gradescope autograder")
@@ -465,8 +466,9 @@ def prairielearn_bundle_command(
     """Write into the new folder OUT PrairieLearn's external grader: a Dockerfile (build
     and push it as IMAGE), its entrypoint and the info.json settings of the question.
 
-    The entrypoint grades /grade/student/attention.py (or attention.ipynb) into
-    /grade/results/results.json, each check the student may see a test.
+    The entrypoint grades the handout file in /grade/student (attention.py or
+    attention.ipynb, for the first assignment) into /grade/results/results.json, each
+    check the student may see a test.
     """
     course_secret = secret.read_secret(secret_file)  # checked here; never written into the image
     written = prairielearn_bundle(out, chosen_rubric(rubric, assignment), image)

@@ -131,13 +131,19 @@ def test_an_installed_package_is_found_by_its_entry_point(tmp_path, monkeypatch)
     info = site / "course_pkg-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: course-pkg\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[grader.assignments]\nlayer_norm_installed = course_pkg.layer_norm\n")
+    (info / "entry_points.txt").write_text("[grader.assignments]\nlayer_norm = course_pkg.layer_norm\n")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(outside, "_BY_NAME", {})  # as a new process: nothing loaded yet
-    found = assignments.get("layer_norm_installed")
-    assert found.name == "layer_norm" and found.spec == "layer_norm_installed"
+    # As a student's `grader check layer_norm.py --rubric rubric.toml` finds it: by the file's
+    # name, and by the rubric's.
+    found = assignments.of_file(Path("layer_norm.py"))
+    assert found is not None and found.name == "layer_norm" and found.spec == "layer_norm"
     assert found.check_packages == ("course_pkg.layer_norm.checks",)
-    rubric = chosen_rubric(None, "layer_norm_installed")
+    assert assignments.get("layer_norm") is found
+    from grader.rubric import load_rubric
+
+    assert load_rubric(LAYER_NORM / "rubric.toml").assignment == found.cache_name
+    rubric = chosen_rubric(None, "layer_norm")
     from grader.grading import grade_file
     from grader.sandbox import Limits
 
@@ -197,6 +203,9 @@ def test_the_bundles_carry_the_courses_folder_and_grade_with_it(tmp_path):
         names = set(archive.namelist())
         archive.extractall(root / "source")
     assert "assignment/layer_norm/checks/layer_norm.py" in names and "assignment/layer_norm/solution.py" in names
+    with zipfile.ZipFile(zipped) as archive:  # the course's reference: root's alone, never the submission's uid
+        assert all(info.external_attr >> 16 == 0o600 for info in archive.infolist() if info.filename.startswith("assignment/"))
+    assert "chmod -R go-rwx assignment" in (root / "source" / "setup.sh").read_text()
     (root / "submission").mkdir()
     shutil.copyfile(HEADS / "eps_outside.py", root / "submission" / "layer_norm.py")
     environment = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root),
@@ -213,7 +222,8 @@ def test_the_bundles_carry_the_courses_folder_and_grade_with_it(tmp_path):
     code, output = _invoke("prairielearn-bundle", bundle, "--assignment", LAYER_NORM, "--image", "course/ln:1")
     assert code == 0, output
     dockerfile = (bundle / "Dockerfile").read_text()
-    assert "COPY assignment ./assignment" in dockerfile and "check assignment/layer_norm/solution.py" in dockerfile
+    assert "COPY assignment ./assignment\nRUN chmod -R go-rwx assignment" in dockerfile
+    assert "check assignment/layer_norm/solution.py" in dockerfile
     (tmp_path / "grade" / "student").mkdir(parents=True)
     shutil.copyfile(HEADS / "correct_loops.py", tmp_path / "grade" / "student" / "layer_norm.py")
     run = subprocess.run([str(bundle / "entrypoint")], capture_output=True, text=True, timeout=600,

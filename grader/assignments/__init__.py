@@ -180,10 +180,11 @@ def _load(name: str) -> Assignment:
 
 
 def known(name: object) -> bool:
-    """Whether ``name`` is a shipped assignment's, or one this process loaded from outside."""
+    """Whether ``name`` is a shipped assignment's, one this process loaded from outside, or
+    an installed one's (entry point group ``grader.assignments``)."""
     from grader.assignments import outside
 
-    return isinstance(name, str) and (name in NAMES or outside.loaded(name))
+    return isinstance(name, str) and (name in NAMES or outside.loaded(name) or outside.installed(name))
 
 
 def reference_heads() -> list[str]:
@@ -193,10 +194,15 @@ def reference_heads() -> list[str]:
 
 
 def of_file(path: Path) -> Assignment | None:
-    """The assignment whose handout has ``path``'s name (``multi_head.ipynb``), if one has."""
+    """The assignment whose handout has ``path``'s name (``multi_head.ipynb``), if one has:
+    a shipped one, or an installed one named as the file is (a course's ``layer_norm``)."""
+    from grader.assignments import outside
+
     for name in NAMES:
         if Path(get(name).handout).stem == path.stem:
             return get(name)
+    if outside.installed(path.stem) and Path(get(path.stem).handout).stem == path.stem:
+        return get(path.stem)
     return None
 
 

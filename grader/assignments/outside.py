@@ -80,7 +80,9 @@ def _load_installed(name: str, module_name: str) -> Assignment:
     except Exception as error:
         raise UsageError(f"the installed assignment {name} ({module_name}) failed to import: {_said(error)}") from None
     folder = Path(module.__file__).resolve().parent
-    return _described(module, folder, name, files_digest(folder_files(folder)))
+    loaded = _described(module, folder, name, files_digest(folder_files(folder)))
+    _BY_NAME.setdefault(name, loaded)  # its entry point's name finds it again without importing it anew
+    return loaded
 
 
 def _import_package(package: str, folder: Path) -> ModuleType:

@@ -29,6 +29,10 @@ cd "$SOURCE"
 # The course secret, if the bundle has one, is root's alone: a submission graded in a
 # plain process runs as uid 65534.
 SECRET=()
+# A course's own assignment folder holds its reference: root's alone, as the secret is.
+if [ -d assignment ]; then
+    chmod -R go-rwx assignment
+fi
 if [ -f secret.txt ]; then
     chmod 600 secret.txt
     SECRET=(--secret-file secret.txt)
