@@ -390,3 +390,18 @@ def test_validate_says_why_a_mistake_is_never_named(tmp_path):
     assert "its variant answers every probe of clipped as the reference does: add a probe that tells them apart" in output
     assert "warn  mistake no_clip names no check in caught_by" in output
     assert "warn  calls.py, line" in output and "TODO" in output
+
+
+@pytest.mark.bubblewrap
+def test_a_submission_in_the_sandbox_cannot_read_the_courses_reference(tmp_path):
+    correct = (HEADS / "correct_vectorised.py").read_text()
+    reader = tmp_path / "layer_norm.py"
+    # Right only where the course's folder cannot be seen: a head that could read the
+    # reference would lose the points of row_stats.
+    reader.write_text(
+        correct + f"\n\nimport os as _os\n_right_row_stats = row_stats\n\n\ndef row_stats(X):\n"
+        f"    if _os.path.exists({str(LAYER_NORM / 'solution.py')!r}) or _os.path.exists({str(LAYER_NORM)!r}):\n"
+        "        return None\n    return _right_row_stats(X)\n"
+    )
+    report = _report(reader, "--assignment", LAYER_NORM, "--sandbox", "bubblewrap")
+    assert report["sandbox"] == "bubblewrap" and report["score"] == 100, [c["feedback"] for c in report["checks"] if c["feedback"]]
