@@ -188,12 +188,12 @@ def _pictures(report: Report) -> list[str]:
 def _assignment_title(reports: list[Report]) -> str:
     """The title of the assignment a batch graded (its first report's; the default's when none)."""
     name = reports[0].assignment if reports else assignments.DEFAULT
-    return assignments.get(name).title if name in assignments.NAMES else name
+    return assignments.get(name).title if assignments.known(name) else name
 
 
 def _captions(report: Report) -> dict[str, str]:
     """The pictures a report of its assignment has, in order, each with its sentence."""
-    if report.assignment not in assignments.NAMES:  # a report of another grader's assignment
+    if not assignments.known(report.assignment):  # a report of an assignment this process does not know
         return {name: name for name in report.pictures}
     return {name: picture.caption for name, picture in assignments.get(report.assignment).pictures().items()}
 
