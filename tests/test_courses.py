@@ -62,7 +62,6 @@ def test_a_folder_is_loaded_under_a_name_of_its_own_and_found_by_its_name_after(
     assert assignments.get(str(copy)).check_packages == loaded.check_packages
     # Changed, it is another assignment of the same name: its digest tells the two apart.
     (copy / "checks" / "row_stats.py").write_text((copy / "checks" / "row_stats.py").read_text() + "\n# changed\n")
-    outside._BY_FOLDER.pop(copy.resolve(), None)
     changed = assignments.get(str(copy))
     assert changed.digest != loaded.digest and changed.check_packages != loaded.check_packages
     assert assignments.get(loaded.cache_name) is loaded and assignments.get(changed.cache_name) is changed

@@ -30,7 +30,7 @@ from grader.errors import UsageError
 ENTRY_POINT_GROUP = "grader.assignments"
 SKIPPED_PARTS = ("__pycache__", ".git", ".ipynb_checkpoints")
 _BY_NAME: dict[str, Assignment] = {}
-_BY_FOLDER: dict[Path, Assignment] = {}
+_BY_FOLDER: dict[tuple[Path, str], Assignment] = {}  # (folder, digest of its files)
 
 
 def find(spec: str) -> Assignment:
@@ -38,7 +38,7 @@ def find(spec: str) -> Assignment:
     installed one (by its entry point's name), or the folder at that path."""
     if spec in _BY_NAME:
         return _BY_NAME[spec]
-    installed = {entry.name: entry for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    installed = _installed()
     if spec in installed:
         return _load_installed(spec, installed[spec].value)
     folder = Path(spec)
@@ -52,7 +52,11 @@ def find(spec: str) -> Assignment:
 
 def installed(name: str) -> bool:
     """Whether an installed package declares an assignment called ``name``."""
-    return any(entry.name == name for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    return name in _installed()
+
+
+def _installed() -> dict[str, importlib.metadata.EntryPoint]:
+    return {entry.name: entry for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def loaded(name: str) -> bool:
@@ -60,18 +64,17 @@ def loaded(name: str) -> bool:
 
 
 def load_folder(folder: Path) -> Assignment:
-    """The assignment the folder ``folder`` declares (its ``__init__.py``'s ``ASSIGNMENT``)."""
+    """The assignment the folder ``folder`` declares (its ``__init__.py``'s ``ASSIGNMENT``),
+    as its files are now: a folder edited while a kernel lives is loaded anew."""
     folder = folder.resolve()
-    if folder in _BY_FOLDER:
-        return _BY_FOLDER[folder]
     if not (folder / "__init__.py").is_file():
         raise UsageError(f"--assignment {folder}: the folder has no __init__.py defining ASSIGNMENT")
     digest = files_digest(folder_files(folder))
-    package = f"grader_course_{digest}"
-    module = sys.modules.get(package) or _import_package(package, folder)
-    loaded = _described(module, folder, str(folder), digest)
-    _BY_FOLDER[folder] = loaded
-    return loaded
+    if (folder, digest) not in _BY_FOLDER:
+        package = f"grader_course_{digest}"
+        module = sys.modules.get(package) or _import_package(package, folder)
+        _BY_FOLDER[folder, digest] = _described(module, folder, str(folder), digest)
+    return _BY_FOLDER[folder, digest]
 
 
 def _load_installed(name: str, module_name: str) -> Assignment:
