@@ -123,14 +123,20 @@ def test_an_unknown_name_and_a_missing_folder_are_told_apart():
         assignments.get("./nope")
 
 
-def test_an_installed_package_is_found_by_its_entry_point(tmp_path, monkeypatch):
-    site = tmp_path / "site"
+def _installed_course(site: Path) -> Path:
+    """The course's folder as an installed package that declares it (a dist-info with its
+    entry point), in the folder ``site`` to put on the path."""
     shutil.copytree(LAYER_NORM, site / "course_pkg" / "layer_norm", ignore=shutil.ignore_patterns("__pycache__"))
     (site / "course_pkg" / "__init__.py").write_text("")
     info = site / "course_pkg-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: course-pkg\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[grader.assignments]\nlayer_norm = course_pkg.layer_norm\n")
+    return site
+
+
+def test_an_installed_package_is_found_by_its_entry_point(tmp_path, monkeypatch):
+    site = _installed_course(tmp_path / "site")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(outside, "_BY_NAME", {})  # as a new process: nothing loaded yet
     # As a student's `grader check layer_norm.py --rubric rubric.toml` finds it: by the file's
@@ -404,3 +410,53 @@ def test_a_submission_in_the_sandbox_cannot_read_the_courses_reference(tmp_path)
     )
     report = _report(reader, "--assignment", LAYER_NORM, "--sandbox", "bubblewrap")
     assert report["sandbox"] == "bubblewrap" and report["score"] == 100, [c["feedback"] for c in report["checks"] if c["feedback"]]
+
+
+def test_the_classroom_step_grades_a_student_repository_with_the_installed_course(tmp_path):
+    yaml = pytest.importorskip("yaml")
+    import base64
+    import os
+
+    out = tmp_path / "student"
+    code, output = _invoke("export-student", out, "--assignment", LAYER_NORM, "--install", "course-pkg==1.0")
+    assert code == 0, output
+    workflow = yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text())
+    (job,) = workflow["jobs"].values()
+    step = next(step for step in job["steps"] if step.get("id") == "attention")
+    repository = tmp_path / "repository"
+    shutil.copytree(out, repository)
+    shutil.copyfile(HEADS / "eps_outside.py", repository / "layer_norm.py")
+    site = _installed_course(tmp_path / "site")
+    environment = {
+        **{key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS"))},
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(site),  # as `pip install course-pkg` leaves it
+        "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+    }
+    run = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=repository,
+                         env=environment, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(base64.b64decode((tmp_path / "output").read_text().split("=", 1)[1]))
+    failed = {test["name"] for test in result["tests"] if test["status"] != "pass"}
+    assert "layer_norm.uses_eps" in failed and result["status"] == "fail"
+
+
+def _helper_scale():
+    return 2.0
+
+
+def test_a_variant_is_written_as_the_function_it_stands_in_for_or_told_why_not():
+    from grader.validation.submissions import variant_source
+
+    def wrong_softmax(x, axis=-1):
+        e = np.exp(x)  # noqa: F821 (np: the reference's file defines it)
+        return e / e.sum(axis=axis, keepdims=True)
+
+    written = variant_source(wrong_softmax, "softmax", {"np"} | set(dir(__builtins__)))
+    assert written.startswith("def softmax(x, axis=-1):") and "wrong_softmax" not in written
+    assert variant_source(lambda x: x, "softmax", set()).why.endswith("is not a top-level def (a lambda, or made by another function)")
+
+    def uses_a_helper(x):
+        return x * _helper_scale()
+
+    assert "uses _helper_scale, which the reference's file does not define" in variant_source(uses_a_helper, "softmax", {"np"}).why
