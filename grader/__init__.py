@@ -2,6 +2,10 @@
 
 Data flows one way: submission -> worker (sandboxed) -> check results (pytest +
 Hypothesis, trusted) -> score (pure) -> report (versioned JSON, text).
+
+What a course may build on: the ``grader`` command, the pytest plugin, ``%grade``, and for
+writing assignments :mod:`grader.authoring` (public, stable across minor versions from
+0.8). Every other module here is internal to the grader.
 """
 
 import os
@@ -14,7 +18,7 @@ import sys
 if sys.argv[:1] == ["-m"] and sys.path[:1] in ([""], [os.getcwd()]):
     del sys.path[0]
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -491,7 +491,7 @@ def prairielearn_bundle_command(
     metavar="SPEC",
     required=True,
     help="The pip requirement that installs this grader for students, such as "
-    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.7.0'.",
+    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.8.0'.",
 )
 @click.option(
     "--notebook", is_flag=True, help="Hand out the template as a notebook (attention.ipynb) instead of a Python file."
