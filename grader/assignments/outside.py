@@ -74,7 +74,7 @@ def load_folder(folder: Path) -> Assignment:
         package = f"grader_course_{digest}"
         module = sys.modules.get(package) or _import_package(package, folder)
         _BY_FOLDER[folder, digest] = _described(module, folder, str(folder), digest)
-    return _BY_FOLDER[folder, digest]
+    return _registered(_BY_FOLDER[folder, digest])
 
 
 def _load_installed(name: str, module_name: str) -> Assignment:
@@ -134,10 +134,14 @@ def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assi
         raise UsageError(f"--assignment {spec}: it has no checks/ folder, and extends no assignment")
     _refuse_clashing_modules(loaded)
     _refuse_broken_modules(loaded)
+    return _registered(loaded)
+
+
+def _registered(assignment: Assignment) -> Assignment:
     # Its name finds the one loaded last (a folder changed while a Dask worker or a kernel
     # lives, say); rubrics and reports name it with its digest, which never changes meaning.
-    _BY_NAME[loaded.name] = _BY_NAME.setdefault(loaded.cache_name, loaded)
-    return loaded
+    _BY_NAME[assignment.name] = _BY_NAME.setdefault(assignment.cache_name, assignment)
+    return assignment
 
 
 def _refuse_clashing_modules(assignment: Assignment) -> None:
