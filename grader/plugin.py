@@ -199,13 +199,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rubric_path = config.getoption("attention_rubric")
+    if not rubric_path and ASSIGNMENT in config.stash:
+        # The assignment's own rubric: a course's may leave out checks of the assignment it extends.
+        rubric_path = config.stash[ASSIGNMENT].path(config.stash[ASSIGNMENT].rubric)
     if rubric_path:
         wanted = set(load_rubric(Path(rubric_path), config.stash[ASSIGNMENT]).check_ids)
         deselected = [item for item in items if check_id(item) not in wanted]
         if deselected:
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for item in items if check_id(item) in wanted]
-    if SUBMISSIONS in config.stash and not config.getoption("attention_live"):
+    # A course's convention turns each call as it is sent: the recorded calls and the
+    # reference's replies (sent ahead, compared byte for byte) are the lesson's.
+    convention = config.stash[ASSIGNMENT].convention if ASSIGNMENT in config.stash else None
+    if SUBMISSIONS in config.stash and not config.getoption("attention_live") and convention is None:
         # Each course secret draws other examples: their recordings and traces are its own.
         label = secret.label(config.getoption("attention_course_key"))
         assignment = config.stash[ASSIGNMENT]
@@ -445,6 +451,8 @@ def _diagnose(submission: Submission, failed: set[str], budget: float) -> list[d
     submission.begin_check(budget=budget)
     assignment = submission.assignment
     suspects = {name for name in assignment.function_names if assignment.checks_of(name, tuple(failed))}
+    if assignment.convention is not None:  # named mistakes are worded in the lesson's convention
+        suspects -= assignment.convention.governs
     return diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), assignment.mistakes(), suspects)
 
 

@@ -147,10 +147,13 @@ class StudentFunctions:
         raise NotImplementedError
 
     def as_call(self, request: Request) -> Call:
-        """``request`` with its arguments named as the handout names them."""
+        """``request`` with its arguments named as the handout names them (and as the
+        student's code receives them, under a course's convention)."""
         function, args, kwargs, _ = request
-        parameters = self.assignment.by_name[function].parameters
-        return Call(function, {**dict(zip(parameters, args)), **kwargs}, tuple(kwargs))
+        described = self.assignment.by_name[function]
+        if self.assignment.convention is not None:
+            args, kwargs = self.assignment.convention.sent(described, list(args), dict(kwargs))
+        return Call(function, {**dict(zip(described.parameters, args)), **kwargs}, tuple(kwargs))
 
 
 class Submission(StudentFunctions):
@@ -392,6 +395,9 @@ class Submission(StudentFunctions):
         worker = self._ready_worker()
         if function not in self.functions:
             raise FunctionMissing(self._missing(function))
+        convention = self.assignment.convention
+        if convention is not None:  # the checks' call, as the course's code reads it
+            args, kwargs = convention.sent(self.assignment.by_name[function], list(args), dict(kwargs))
         arrays: list[np.ndarray] = []
         request = {"op": "call", **_pack_request((function, args, kwargs, return_args), arrays)}
         try:
@@ -429,6 +435,9 @@ class Submission(StudentFunctions):
         try:
             header, replies = worker.reader.read_frame(time.monotonic() + self._timeout())
             reply = self._interpret(function, header, replies)
+            convention = self.assignment.convention
+            if convention is not None and reply.args_after:
+                reply = Reply(reply.value, convention.read_back(self.assignment.by_name[function], reply.args_after))
         except wire.Deadline:
             self._no_reply(function, worker)
         except (wire.WireError, OSError) as error:

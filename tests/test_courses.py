@@ -461,3 +461,53 @@ def test_a_variant_is_written_as_the_function_it_stands_in_for_or_told_why_not()
         return x * _helper_scale()
 
     assert "uses _helper_scale, which the reference's file does not define" in variant_source(uses_a_helper, "softmax", {"np"}).why
+
+
+BLOCKED = COURSES / "attention_blocked"
+
+
+def test_a_courses_convention_grades_its_own_heads_and_shows_calls_as_they_were_sent():
+    course = _report(BLOCKED / "solution.py", "--assignment", BLOCKED)  # True = blocked
+    assert course["score"] == course["max_score"], [c["feedback"] for c in course["checks"] if c["status"] != "passed"]
+    lesson = _report(ROOT / "reference" / "attention.py", "--assignment", BLOCKED)  # True = may attend
+    failed = {check["id"]: check for check in lesson["checks"] if check["status"] != "passed"}
+    assert {"mask.no_future_leakage", "mask.arbitrary", "blocked.causal_mask_blocks_the_future"} <= set(failed)
+    assert "attention.inputs_unchanged" not in failed  # the mask it left is read back in the lesson's convention
+    assert not any(check.startswith(("softmax.", "attention.s", "attention.w")) for check in failed)
+    # The call shown is the one the student's code received: the causal mask of one token,
+    # in the course's convention, blocks nothing.
+    assert "mask = np.array([[False]], dtype=bool)" in failed["mask.no_future_leakage"]["counterexample"]["repro"]
+    assert lesson["diagnoses"] == []  # mistakes are worded in the lesson's convention: none is told
+
+
+def test_a_convention_turns_only_the_arguments_it_names():
+    from grader.authoring import Convention, Function
+
+    flipped = Convention("True = blocked", {"attention": ("mask",)}, to_course=np.logical_not, to_lesson=np.logical_not)
+    attention = Function("attention", ("Q", "K", "V", "mask"), "attention(Q, K, V, mask=None)")
+    mask = np.array([[True, False]])
+    args, kwargs = flipped.sent(attention, [1, 2, 3, mask], {})
+    assert args[:3] == [1, 2, 3] and (args[3] == ~mask).all()
+    args, kwargs = flipped.sent(attention, [1, 2, 3], {"mask": mask})
+    assert args == [1, 2, 3] and (kwargs["mask"] == ~mask).all()
+    assert flipped.sent(attention, [1, 2, 3, None], {})[0][3] is None
+    softmax = Function("softmax", ("x", "axis"), "softmax(x, axis=-1)")
+    assert flipped.sent(softmax, [mask], {})[0][0] is mask
+    assert (flipped.read_back(attention, [1, 2, 3, ~mask])[3] == mask).all()
+
+
+def test_validate_passes_a_course_with_its_own_convention():
+    code, output = _invoke("validate", BLOCKED, "--mutants", "0", "--sandbox", "process")
+    assert code == 0, output
+    assert "the reference gets 101/101" in output and "follows the course's convention, where no mistake is named" in output
+
+
+def test_the_pytest_plugin_runs_the_courses_rubric_not_every_check_it_extends(tmp_path):
+    shutil.copyfile(BLOCKED / "solution.py", tmp_path / "attention.py")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--attention-submission", "attention.py", "--attention-assignment", str(BLOCKED),
+         "-p", "no:cacheprovider"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    # The shipped causal_mask checks are not in the course's rubric: not run, so not failed.
+    assert run.returncode == 0 and "deselected" in run.stdout and "101/101 points" in run.stdout, run.stdout[-2000:]

@@ -78,6 +78,52 @@ class Picture:
     weights_index: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class Convention:
+    """A course's own reading of some arguments where the lesson leaves a choice (a boolean
+    mask that is True where a query may *not* attend, as some of PyTorch's APIs read it).
+
+    The checks, the reference and its recorded examples stay in the lesson's convention:
+    each argument named here is turned into the course's (``to_course``) as it is sent to
+    the student's code, and read back (``to_lesson``) where a check reads what the call left
+    of it; the calls feedback shows are the ones the student's code received. The functions
+    it governs (and those in ``answers``, whose answers follow the course's convention and
+    are graded by the course's own checks) are never told a named mistake: those are worded
+    in the lesson's convention."""
+
+    description: str  # for the handout and the course's readers
+    parameters: Mapping[str, tuple[str, ...]]  # function -> its parameters read the course's way
+    to_course: Callable[[Any], Any]
+    to_lesson: Callable[[Any], Any]
+    answers: tuple[str, ...] = ()
+
+    @property
+    def governs(self) -> frozenset[str]:
+        return frozenset((*self.parameters, *self.answers))
+
+    def sent(self, function: Function, args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """A call of the lesson's convention as the course's code receives it."""
+        return self._turned(function, args, kwargs, self.to_course)
+
+    def read_back(self, function: Function, args_after: list[Any]) -> list[Any]:
+        """The arguments a call left, in the lesson's convention again."""
+        return self._turned(function, args_after, {}, self.to_lesson)[0]
+
+    def _turned(
+        self, function: Function, args: list[Any], kwargs: dict[str, Any], turn: Callable[[Any], Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
+        governed = self.parameters.get(function.name, ())
+        if not governed:
+            return args, kwargs
+        positional = [
+            turn(value) if index < len(function.parameters) and function.parameters[index] in governed and value is not None
+            else value
+            for index, value in enumerate(args)
+        ]
+        keywords = {key: turn(value) if key in governed and value is not None else value for key, value in kwargs.items()}
+        return positional, keywords
+
+
 @dataclass(frozen=True, eq=False)
 class Assignment:
     """What the grader needs of one lesson (see the module docstring)."""
@@ -100,6 +146,8 @@ class Assignment:
     small_calls: Callable[[], Mapping[str, tuple[tuple[Any, ...], str]]]
     mistakes: Callable[[], Mistakes]  # most runs diagnose nothing
     pictures: Callable[[], Mapping[str, Picture]]
+    # A course's own convention where the lesson leaves a choice (None: the lesson's).
+    convention: Convention | None = None
     # Filled in by the grader when it loads the assignment (an author leaves them out):
     # the folder its files are named relative to (None: the grader's own project), the
     # Python packages of its checks (a course's extension adds its own to its base's),

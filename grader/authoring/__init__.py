@@ -7,7 +7,7 @@ without notice.
 
 - :mod:`grader.authoring` (this module, which imports no numpy): describing an
   assignment (:class:`Assignment`, :class:`Function`, :class:`Picture`), extending a
-  shipped one (:func:`extend`), and loading a reference head (:func:`reference_module`,
+  shipped one (:func:`extend`, with a :class:`Convention` of the course's own), and loading a reference head (:func:`reference_module`,
   :func:`functions_of`);
 - :mod:`grader.authoring.checks`: writing property checks (:func:`check`, the
   assertions of ``expect``, and the strategies :func:`arrays`, :func:`sides`, :func:`values`);
@@ -39,9 +39,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from grader.assignments import Assignment, Function, Picture, get, reference_module
+from grader.assignments import Assignment, Convention, Function, Picture, get, reference_module
 
-__all__ = ["Assignment", "Function", "Picture", "extend", "functions_of", "here", "reference_module"]
+__all__ = ["Assignment", "Convention", "Function", "Picture", "extend", "functions_of", "here", "reference_module"]
 
 
 def extend(base: str, **changes: Any) -> Assignment:

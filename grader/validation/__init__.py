@@ -146,7 +146,9 @@ def _expected(file: Planted, report: Report, rubric: Rubric, alike: set[str]) ->
         return Finding(False, f"{file.student}: graded with an error", (report.error or "",))
     failed = [check.id for check in report.checks if check.status != "passed"]
     if file.kind == "reference":
-        problems = [f"{check.id} {check.status}: {check.feedback}" for check in report.checks if check.status != "passed"]
+        problems = [
+            f"{check.id} {check.status}: {check.feedback}" for check in report.checks if check.status != "passed" and not check.bonus
+        ]
         problems += [f"named {name}" for name in sorted(_named(report))]
         what = f"the reference gets {report.score:g}/{report.max_score:g}"
         return Finding(not problems and report.score >= report.max_score, what, tuple(problems))

@@ -48,7 +48,11 @@ def planted(assignment: Assignment) -> tuple[list[Planted], list[Unwritable]]:
     files = [Planted("reference", reference, "reference"), Planted("template", template, "template")]
     unwritable = []
     defined = _top_level_names(reference) | set(dir(builtins))
+    governed = assignment.convention.governs if assignment.convention is not None else frozenset()
     for mistake in assignment.mistakes().mistakes:
+        if mistake.function in governed:
+            unwritable.append(Unwritable(mistake.id, f"{mistake.function} follows the course's convention, where no mistake is named"))
+            continue
         if not mistake.variants:
             unwritable.append(Unwritable(mistake.id, "it has no variant (it is named by the inference or a test of the answers)"))
         for number, variant in enumerate(mistake.variants, start=1):

@@ -57,7 +57,7 @@ def test_fully_masked_row_nan(submission, qkvm):
     expect.shape(A, mask.shape, "A")
     dead = ~mask.any(axis=1)
     row = int(np.argmax(dead))
-    expect.holds(np.isnan(A[row]).all(), f"row {row} of the mask is all False, so A[{row}] should be all nan", got=A)
+    expect.holds(np.isnan(A[row]).all(), f"the mask lets query {row} attend to no key, so A[{row}] should be all nan", got=A)
     expected_out, expected_A = reference.attention(Q, K, V, mask)
     expect.close(A[~dead], expected_A[~dead], "the rows of A that have unmasked keys")
     expect.shape(out, expected_out.shape, "out")
