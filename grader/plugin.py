@@ -451,9 +451,16 @@ def _diagnose(submission: Submission, failed: set[str], budget: float) -> list[d
     submission.begin_check(budget=budget)
     assignment = submission.assignment
     suspects = {name for name in assignment.function_names if assignment.checks_of(name, tuple(failed))}
-    if assignment.convention is not None:  # named mistakes are worded in the lesson's convention
-        suspects -= assignment.convention.governs
-    return diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), assignment.mistakes(), suspects)
+    known = assignment.mistakes()
+    found = diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), known, suspects)
+    convention = assignment.convention
+    if convention is None:
+        return found
+    # The diagnoses are worded in the lesson's convention: a sentence that speaks of it is not told.
+    return [
+        entry for entry in found
+        if not convention.silences(known.by_id[entry["id"]].function if entry["id"] in known.by_id else None, entry["message"])
+    ]
 
 
 @pytest.fixture(scope="session")

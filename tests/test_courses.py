@@ -477,7 +477,23 @@ def test_a_courses_convention_grades_its_own_heads_and_shows_calls_as_they_were_
     # The call shown is the one the student's code received: the causal mask of one token,
     # in the course's convention, blocks nothing.
     assert "mask = np.array([[False]], dtype=bool)" in failed["mask.no_future_leakage"]["counterexample"]["repro"]
-    assert lesson["diagnoses"] == []  # mistakes are worded in the lesson's convention: none is told
+    # The lesson's head reads the course's masks inverted: that mistake is worded in the
+    # lesson's convention, so nothing is told of it.
+    assert lesson["diagnoses"] == []
+
+
+def test_under_a_convention_only_the_sentences_that_speak_of_it_are_not_told(tmp_path):
+    unscaled = tmp_path / "unscaled.py"
+    unscaled.write_text((BLOCKED / "solution.py").read_text().replace(" / np.sqrt(d_k)", ""))
+    told = _report(unscaled, "--assignment", BLOCKED)["diagnoses"]
+    assert [entry["id"] for entry in told] == ["missing_scale"], told
+    mutates = tmp_path / "mutates.py"
+    mutates.write_text((BLOCKED / "solution.py").read_text().replace(
+        "    scores = (Q @ K.T) / np.sqrt(d_k)", "    Q /= np.sqrt(d_k)\n    scores = Q @ K.T"
+    ))
+    # Q changed in place: told so, and of Q alone (the sentence names what changed).
+    told = _report(mutates, "--assignment", BLOCKED)["diagnoses"]
+    assert [entry["id"] for entry in told] == ["mutates_inputs"] and "the caller's Q is different" in told[0]["message"], told
 
 
 def test_a_convention_turns_only_the_arguments_it_names():

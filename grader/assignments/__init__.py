@@ -87,19 +87,31 @@ class Convention:
     each argument named here is turned into the course's (``to_course``) as it is sent to
     the student's code, and read back (``to_lesson``) where a check reads what the call left
     of it; the calls feedback shows are the ones the student's code received. The functions
-    it governs (and those in ``answers``, whose answers follow the course's convention and
-    are graded by the course's own checks) are never told a named mistake: those are worded
-    in the lesson's convention."""
+    it governs are told no sentence of the diagnosis that speaks of the convention (one with
+    any of ``words``: the diagnoses are worded in the lesson's); the functions in ``answers``,
+    whose answers follow the course's convention and which the course grades with checks
+    of its own, are told no named mistake at all."""
 
     description: str  # for the handout and the course's readers
     parameters: Mapping[str, tuple[str, ...]]  # function -> its parameters read the course's way
     to_course: Callable[[Any], Any]
     to_lesson: Callable[[Any], Any]
     answers: tuple[str, ...] = ()
+    words: tuple[str, ...] = ("mask", "True", "False", "tril", "triu")  # each the start of a word
 
     @property
     def governs(self) -> frozenset[str]:
         return frozenset((*self.parameters, *self.answers))
+
+    def silences(self, function: str | None, sentence: str) -> bool:
+        """Whether a diagnosis of ``function`` (None: of no one function) saying ``sentence``
+        is worded in the lesson's convention for this course, and so is not told."""
+        import re
+
+        if function in self.answers:
+            return True
+        speaks = re.search(rf"\b(?:{'|'.join(map(re.escape, self.words))})", sentence) is not None
+        return speaks and (function is None or function in self.parameters)
 
     def sent(self, function: Function, args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """A call of the lesson's convention as the course's code receives it."""

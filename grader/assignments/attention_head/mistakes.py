@@ -743,12 +743,13 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mutates_inputs",
-        "attention changes the arrays it is given (an in-place operation such as Q /= ... on an "
-        "argument), so the caller's Q, K or V are different after the call. Compute new arrays "
+        "attention changes the arrays it is given (an in-place operation on an argument, such as "
+        "Q /= ...), so the caller's {consequence} different after the call. Compute new arrays "
         "instead, as the lesson's (Q @ K.T) / np.sqrt(d_k) does (section 2).",
         "attention",
         shows_in=changes_its_inputs,
         beside_answers=True,
+        consequence=lambda evidence: _changed_arguments(evidence, "attention"),
     ),
     Mistake(
         "hardcoded_example",
@@ -928,6 +929,20 @@ ATTENTION_STAGES = {
     "masked": (3, FULLY_MASKED, ALL_MASKED),
 }
 SOFTMAX_LARGE, SOFTMAX_MASKED = (4, 5), 6  # where logits around 1000, and a -inf, sit in PROBES["softmax"]
+
+
+def _changed_arguments(evidence: Evidence, function: str) -> str:
+    """Which of ``function``'s arguments its probes left changed, as a sentence's subject:
+    "Q is", "K and mask are"."""
+    parameters = ASSIGNMENT.by_name[function].parameters
+    changed: list[str] = []
+    for probe, answer in zip(evidence.probes.get(function, []), evidence.answers.get(function, [])):
+        for name, before, after in zip(parameters, probe.args, answer.args_after):
+            if name not in changed and not same(after, before):
+                changed.append(name)
+    if not changed:
+        return "arrays are"
+    return f"{' and '.join(changed)} {'is' if len(changed) == 1 else 'are'}"
 
 
 # -- what an unfinished function returns (beside grader.diagnoses.unfinished's) ------------
