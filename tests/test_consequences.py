@@ -197,7 +197,28 @@ CLAIMS: dict[str, Callable[[ModuleType, str, re.Match], bool]] = {
     ) and not isinstance(_call(head, f, KNOWN.batch_axis[f].batched(PROBES[f][0]).args), Exception),
     r", so large scores overflow to inf and their row becomes nan": lambda head, f, m: any(_nan(_probe(head, f, i)) for i in LARGE[f]),
     r", so large scores overflow to inf$": lambda head, f, m: any(_inf_or_nan(_probe(head, f, i)) for i in LARGE[f]),
+    r"^((?:Q|K|V|mask)(?: and (?:Q|K|V|mask))*) (?:is|are)$": lambda head, f, m: _changed(head, f) == set(m[1].split(" and ")),
 }
+
+
+def _changed(head: ModuleType, function: str) -> set[str]:
+    """The arguments ``function`` of ``head`` changes in place on any of its probes."""
+    from grader.assignments.attention_head import ASSIGNMENT
+
+    changed = set()
+    for probe in PROBES[function]:
+        given = [np.copy(a) if isinstance(a, np.ndarray) else a for a in probe.args]
+        try:
+            with np.errstate(all="ignore"):
+                getattr(head, function)(*given, **probe.kwargs)
+        except Exception:  # noqa: BLE001 - a call that raised may still have changed its arguments
+            pass
+        parameters = ASSIGNMENT.by_name[function].parameters
+        changed |= {
+            name for name, before, after in zip(parameters, probe.args, given)
+            if isinstance(before, np.ndarray) and not np.array_equal(before, after, equal_nan=True)
+        }
+    return changed
 
 
 def _told_heads() -> dict[str, ModuleType | Path]:
