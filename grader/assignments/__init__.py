@@ -178,7 +178,7 @@ class Assignment:
 
         return project_file(relative)
 
-    @property
+    @functools.cached_property
     def checks_folders(self) -> tuple[Path, ...]:
         """The folders of :attr:`check_packages`, in the same order."""
         # A checks/ folder without __init__.py is a namespace package: it has locations, no origin.

@@ -15,6 +15,7 @@ with its files' digest (:attr:`Assignment.cache_name`), which rubrics and report
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -56,6 +57,11 @@ def installed(name: str) -> bool:
 
 
 def _installed() -> dict[str, importlib.metadata.EntryPoint]:
+    return _entry_points(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=4)  # read once per search path: pages ask it of every report
+def _entry_points(search_path: tuple[str, ...]) -> dict[str, importlib.metadata.EntryPoint]:
     return {entry.name: entry for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 

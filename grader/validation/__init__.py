@@ -85,7 +85,7 @@ def validate(
     first = _graded(folder, workdir / "one-job", rubric, limits, 1)
     second = _graded(folder, workdir / f"{jobs}-jobs", rubric, limits, jobs)
     alike = _alike_on_every_probe(assignment)
-    findings = [_expected(file, first[file.student], rubric, alike) for file in files]
+    findings = [_expected(file, first[file.student], rubric, assignment.function_names, alike) for file in files]
     findings.append(_same_twice(first, second, jobs))
     warnings = [f"mistake {item.mistake} is not validated: {item.why}" for item in unwritable]
     warnings += [
@@ -141,7 +141,7 @@ def _left_to_do(assignment: Assignment) -> list[str]:
     return found
 
 
-def _expected(file: Planted, report: Report, rubric: Rubric, alike: set[str]) -> Finding:
+def _expected(file: Planted, report: Report, rubric: Rubric, functions: tuple[str, ...], alike: set[str]) -> Finding:
     if report.status == "error":
         return Finding(False, f"{file.student}: graded with an error", (report.error or "",))
     failed = [check.id for check in report.checks if check.status != "passed"]
@@ -154,7 +154,7 @@ def _expected(file: Planted, report: Report, rubric: Rubric, alike: set[str]) ->
         return Finding(not problems and report.score >= report.max_score, what, tuple(problems))
     if file.kind == "template":
         told = " ".join([check.feedback or "" for check in report.checks] + [d["message"] for d in report.diagnoses])
-        untold = [name for name in _functions(rubric) if f"{name}() {NOT_WRITTEN}" not in told]
+        untold = [name for name in functions if f"{name}() {NOT_WRITTEN}" not in told]
         problems = [f"{name} is not told it is not written yet" for name in untold]
         what = f"the template gets {report.score:g}/{report.max_score:g}"
         return Finding(not problems and report.score == 0, what, tuple(problems))
@@ -171,12 +171,6 @@ def _expected(file: Planted, report: Report, rubric: Rubric, alike: set[str]) ->
         problems.append("it gets full marks")
     lost = f"loses points on {', '.join(failed)}" if failed else "loses no points"
     return Finding(not problems, f"mistake {file.mistake} ({file.student}): {lost}", tuple(problems))
-
-
-def _functions(rubric: Rubric) -> tuple[str, ...]:
-    from grader import assignments
-
-    return assignments.get(rubric.assignment).function_names
 
 
 def _same_twice(first: dict[str, Report], second: dict[str, Report], jobs: int) -> Finding:
