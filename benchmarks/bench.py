@@ -39,11 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader import assignments  # noqa: E402
+from grader.assignments.rubric import load_rubric  # noqa: E402
+from grader.engine.runner import PYTEST_INI, _environment, pytest_arguments  # noqa: E402
 from grader.resources import project_file  # noqa: E402
-from grader.rubric import load_rubric  # noqa: E402
-from grader.runner import PYTEST_INI, _environment, pytest_arguments  # noqa: E402
 from grader.sandbox import Limits, resolve_isolation  # noqa: E402
-
 
 REFERENCE = ROOT / "reference" / "attention.py"
 

@@ -23,6 +23,6 @@ def project_file(relative: str) -> Path:
 
 
 def examples_cache() -> Path:
-    """Where recorded Hypothesis examples are kept between runs (see grader.examples)."""
+    """Where recorded Hypothesis examples are kept between runs (see grader.engine.examples)."""
     root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "attention-grader" / "examples"

@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
-import pytest
-
 import in_progress
 import inline_heads
+import pytest
+
+from grader import assignments
+from grader.assignments.rubric import Rubric, load_rubric
 from grader.batch import grade_folder, read_in_full
 from grader.report import Report
-from grader import assignments
 from grader.resources import project_file
-from grader.rubric import Rubric, load_rubric
 from grader.sandbox import UNPRIVILEGED, Limits, bubblewrap_works
 
 TESTS = Path(__file__).resolve().parent

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from grader import assignments
+from grader.assignments.rubric import available_check_ids, load_rubric
 from grader.errors import UsageError
 from grader.resources import project_file
-from grader.rubric import available_check_ids, load_rubric
 
 PACKAGE = Path(assignments.__file__).resolve().parent.parent
 STUDENT_FUNCTIONS = {name for name in assignments.NAMES for name in assignments.get(name).function_names}

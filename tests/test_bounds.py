@@ -17,13 +17,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE, TESTS
-from grader.sandbox import bounds
+
+from grader.assignments.rubric import load_rubric
 from grader.batch import grade_folder, read_in_full
 from grader.report import Report, from_json
-from grader.rubric import load_rubric
-from grader.sandbox import NOBODY_ID, Limits, bubblewrap_works, drop_to_nobody
+from grader.sandbox import NOBODY_ID, Limits, bounds, bubblewrap_works, drop_to_nobody
 
 NEEDS_CGROUPS = pytest.mark.skipif(
     not {"pids", "memory"} <= set(bounds.roots()),

@@ -6,11 +6,11 @@ import os
 import signal
 
 import pytest
-
 from conftest import HEADS, REFERENCE, TESTS
+
+from grader.engine.grading import grade_files
+from grader.engine.runner import CheckProcess, run_checks
 from grader.errors import GradingFailed
-from grader.grading import grade_files
-from grader.runner import CheckProcess, run_checks
 from grader.sandbox import Limits
 from grader.sources.files import SubmissionFile
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REFERENCE, ROOT, TEMPLATE
+
+from grader.assignments.rubric import load_rubric
 from grader.batch import grade_folder, read_in_full
 from grader.cli import cli
 from grader.report import from_json
-from grader.rubric import load_rubric
 from grader.sandbox import Limits
 
 REPORT_KEYS = {

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import HEADS, REFERENCE, ROOT, TESTS
+
 from grader.batch import grade_folder
 from grader.cli import cli
 from grader.report import to_json
@@ -29,7 +29,8 @@ from grader.sources.files import SubmissionFile
 
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)
-from grader.executors import cluster  # noqa: E402
+
+from grader.batch.executors import cluster  # noqa: E402
 
 DASK = Path(sys.executable).parent / "dask"
 LOOPS = TESTS / "hostile" / "loops_forever_in_attention.py"  # about 14 s: long enough to be killed in
@@ -59,7 +60,7 @@ def _reports(out: Path) -> dict[str, dict]:
         if path.name != "summary.json":
             report = json.loads(path.read_text())
             report.pop("duration_s")
-            report.pop("signature")  # under each reports folder's own key (grader.signing)
+            report.pop("signature")  # under each reports folder's own key (grader.batch.signing)
             found[path.stem] = report
     return found
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.counterexample import describe, jsonable, repro
-from grader.proxy import Call
+from grader.engine.counterexample import describe, jsonable, repro
+from grader.engine.proxy import Call
 
 
 def test_repro_rebuilds_the_inputs_and_repeats_the_call():

@@ -17,14 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import ROOT
 
 from grader import assignments
 from grader.assignments import outside
+from grader.assignments.rubric import chosen_rubric
 from grader.cli import cli
 from grader.errors import UsageError
-from grader.rubric import chosen_rubric
-
-from conftest import ROOT
 
 COURSES = ROOT / "tests" / "courses"
 LAYER_NORM = COURSES / "layer_norm"
@@ -146,11 +145,11 @@ def test_an_installed_package_is_found_by_its_entry_point(tmp_path, monkeypatch)
     assert found is not None and found.name == "layer_norm" and found.spec == "layer_norm"
     assert found.check_packages == ("course_pkg.layer_norm.checks",)
     assert assignments.get("layer_norm") is found
-    from grader.rubric import load_rubric
+    from grader.assignments.rubric import load_rubric
 
     assert load_rubric(LAYER_NORM / "rubric.toml").assignment == found.cache_name
     rubric = chosen_rubric(None, "layer_norm")
-    from grader.grading import grade_file
+    from grader.engine.grading import grade_file
     from grader.sandbox import Limits
 
     report = grade_file(LAYER_NORM / "solution.py", rubric, Limits(isolation="process"))
@@ -270,7 +269,7 @@ def test_the_kernel_session_grades_a_courses_assignment():
 def test_dask_workers_receive_the_courses_folder(tmp_path):
     distributed = pytest.importorskip("distributed")
     from grader.batch import grade_folder
-    from grader.executors import cluster
+    from grader.batch.executors import cluster
     from grader.sandbox import Limits
 
     folder = tmp_path / "class"

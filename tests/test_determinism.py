@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from conftest import HEADS, REFERENCE, TEMPLATE, TESTS
+
 from grader.cli import cli
 
 SUBMISSIONS = [
@@ -31,7 +31,7 @@ def _grade(folder: Path, out: Path, jobs: int, sandbox: str) -> dict[str, bytes]
         if path.name != "summary.json":
             report = json.loads(path.read_text())
             del report["duration_s"]  # the one field that measures the machine, not the file
-            del report["signature"]  # made with each reports folder's own key (grader.signing)
+            del report["signature"]  # made with each reports folder's own key (grader.batch.signing)
             graded[path.name] = json.dumps(report, sort_keys=True).encode()
     return graded
 

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import HEADS, REFERENCE, TESTS
 
 SUBMISSIONS = TESTS / "submissions"
-from grader import assignments, examples
+from grader import assignments
 from grader.assignments.attention_head import reference
 from grader.assignments.attention_head.checks import softmax as softmax_checks
-from grader.proxy import answer_of
-from grader.runner import run_checks
+from grader.engine import examples
+from grader.engine.proxy import answer_of
+from grader.engine.runner import run_checks
 from grader.sandbox import Limits
 
 SAMPLE = [REFERENCE] + [HEADS / "buggy" / f"{name}.py" for name in ("rounds_weights", "mask_after_softmax", "softmax_global_max")]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import shutil
 import threading
 
-
 from conftest import HEADS, REFERENCE, TESTS
+
 from grader.batch import grade_folder
-from grader.claims import Claims, claim
-from grader.grading import check_runs
-from grader.runner import CheckProcess
+from grader.engine.claims import Claims, claim
+from grader.engine.grading import check_runs
+from grader.engine.runner import CheckProcess
 from grader.sandbox import Limits
 
 BUGGY = HEADS / "buggy" / "mask_inverted.py"

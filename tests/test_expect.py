@@ -1,11 +1,11 @@
-"""grader.expect's fast tolerance test agrees with numpy.isclose everywhere the checks use it."""
+"""grader.checking.expect's fast tolerance test agrees with numpy.isclose everywhere the checks use it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from grader.expect import ATOL, RTOL, close_mask
+from grader.checking.expect import ATOL, RTOL, close_mask
 
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-300, 1e300, 1.0, 1.0 + 1e-5, 1.0 + 1e-3])
 

@@ -16,10 +16,17 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml
 
-from grader.formats import REPORT_FORMATS, classroom, gradescope, junit, markdown, prairielearn
-from grader.formats.gradebook import canvas_clashes, canvas_csv, grades_csv
+from grader.engine.scoring import failed_run
 from grader.report import Report, score_summary
-from grader.scoring import failed_run
+from grader.report.formats import (
+    REPORT_FORMATS,
+    classroom,
+    gradescope,
+    junit,
+    markdown,
+    prairielearn,
+)
+from grader.report.formats.gradebook import canvas_clashes, canvas_csv, grades_csv
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 BUGGY = "buggy__missing_scale"  # fails several checks, with counterexamples and a diagnosis

@@ -19,14 +19,13 @@ import nbformat
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import HEADS, REFERENCE, ROOT
 
+from grader import assignments
+from grader.assignments.rubric import load_rubric
 from grader.cli import cli
 from grader.report import score_summary
-from grader import assignments
 from grader.resources import project_file
-from grader.rubric import load_rubric
-
-from conftest import HEADS, REFERENCE, ROOT
 
 REFERENCE_HEAD = assignments.get().reference
 
@@ -91,7 +90,7 @@ def test_gradescope_bundle_layout(autograder_zip):
         requirements = archive.read("requirements.txt").decode()
     assert {"setup.sh", "run_autograder", "requirements.txt", "rubric.toml"} <= names
     assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
-    assert f"grader/_bundled/{REFERENCE_HEAD}" in names and "grader/cli.py" in names
+    assert f"grader/_bundled/{REFERENCE_HEAD}" in names and "grader/cli/" in names
     assert not any("__pycache__" in name for name in names)
     assert rubric == project_file("rubrics/attention_head.toml").read_bytes()
     assert "hypothesis==" in requirements and "numpy==" in requirements
@@ -388,7 +387,7 @@ def _fake_grade(bundle: Path, root: Path, student: dict[str, bytes | Path], **en
 def test_prairielearn_bundle_layout(prairielearn_folder, tmp_path):
     folder = prairielearn_folder
     names = {path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()}
-    assert {"Dockerfile", "entrypoint", "info.json", "requirements.txt", "rubric.toml", "grader/cli.py"} <= names
+    assert {"Dockerfile", "entrypoint", "info.json", "requirements.txt", "rubric.toml", "grader/cli/"} <= names
     assert f"grader/_bundled/{REFERENCE_HEAD}" in names and not any("__pycache__" in name for name in names)
     assert os.access(folder / "entrypoint", os.X_OK)
     assert subprocess.run(["bash", "-n", str(folder / "entrypoint")]).returncode == 0

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE
+
 from grader import assignments, sources
-from grader.proxy import Submission
+from grader.engine.proxy import Submission
 from grader.sandbox import Limits
 
 LESSON_HEAD = REFERENCE.read_text()

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REFERENCE, TESTS
+
 from grader.cli import cli
 from grader.report import from_json
 
@@ -199,7 +199,7 @@ def test_the_other_routes_never_import_ipython():
     import subprocess
     import sys
 
-    code = "import sys, grader.cli, grader.grading, grader.batch; sys.exit('IPython' in sys.modules)"
+    code = "import sys, grader.cli, grader.engine.grading, grader.batch; sys.exit('IPython' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import in_progress
 import inline_heads
+import pytest
 from conftest import HEADS, REFERENCE, ROOT, TEMPLATE, expectation, head_id
+
 from grader.assignments.attention_head.mistakes import KNOWN
+from grader.assignments.rubric import available_check_ids
 from grader.report import NOT_MISTAKES
-from grader.rubric import available_check_ids
 
 BUGGY = sorted(HEADS.glob("buggy/*.py"))
 SECOND_SET = sorted(HEADS.glob("second_set/*.py"))

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import ROOT, TESTS, expectation, head_id
+
 from grader import assignments
+from grader.assignments.rubric import Rubric, available_check_ids, load_rubric
 from grader.batch import grade_folder, read_in_full
 from grader.cli import cli
 from grader.errors import RubricError
 from grader.report import NOT_MISTAKES, Report
 from grader.resources import project_file
-from grader.rubric import Rubric, available_check_ids, load_rubric
 from grader.sandbox import Limits
 
 ASSIGNMENT = assignments.get("multi_head")

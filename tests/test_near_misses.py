@@ -13,9 +13,9 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from conftest import REFERENCE, ROOT
-from grader.submissions import find_submissions
+
+from grader.batch.submissions import find_submissions
 
 # A file's name -> the id it is graded under and a phrase its note holds.
 TOP_LEVEL = {

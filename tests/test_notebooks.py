@@ -15,14 +15,14 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
-
 from conftest import REFERENCE, TESTS, expectation
+
 from grader.batch import grade_folder, read_in_full
-from grader.submissions import find_submissions
+from grader.batch.submissions import find_submissions
 from grader.cli import cli
-from grader.counterexample import NOTEBOOK_HINT
-from grader.formats import REPORT_FORMATS
+from grader.engine.counterexample import NOTEBOOK_HINT
 from grader.report import Report
+from grader.report.formats import REPORT_FORMATS
 from grader.sandbox import Limits
 from grader.sources import MAX_NOTEBOOK_BYTES
 

@@ -7,10 +7,10 @@ import html
 from html.parser import HTMLParser
 
 from click.testing import CliRunner
-
 from conftest import HEADS, REFERENCE, head_id
+
 from grader.cli import cli
-from grader.pages import class_page, student_page
+from grader.report.pages import class_page, student_page
 
 VOID = {"meta", "br", "rect", "input", "img", "link", "col"}
 MISSING_SCALE = HEADS / "buggy" / "missing_scale.py"

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import HEADS, REFERENCE, TEMPLATE
+
 from grader import assignments, sources
-from grader.examples import Recording, ReferenceSubmission
-from grader.outcomes import (
+from grader.checking.outcomes import (
     CallRaised,
     CallTimedOut,
     FunctionMissing,
@@ -19,7 +18,8 @@ from grader.outcomes import (
     NotImplementedYet,
     WorkerCrashed,
 )
-from grader.proxy import CallBatch, Submission
+from grader.engine.examples import Recording, ReferenceSubmission
+from grader.engine.proxy import CallBatch, Submission
 from grader.sandbox import Limits
 from grader.sandbox.wire import UnsupportedValue
 

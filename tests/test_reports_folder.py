@@ -21,12 +21,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REFERENCE, ROOT
-from grader import signing
-from grader.batch import grade_folder
+
+from grader.assignments.rubric import load_rubric
+from grader.batch import grade_folder, signing
 from grader.errors import UsageError
-from grader.rubric import load_rubric
 from grader.sandbox import Limits
 
 ZEROS = """\

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.assignments.rubric import available_check_ids, load_rubric
 from grader.errors import RubricError
-from grader.rubric import available_check_ids, load_rubric
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.runner import CheckResult
-from grader.scoring import failed_run, score
+from grader.engine.runner import CheckResult
+from grader.engine.scoring import failed_run, score
 
 IDENTITY = {"student": "ada", "submission": "ada.py", "submission_sha256": "0" * 64, "duration_s": 1.23456}
 

@@ -1,4 +1,4 @@
-"""A course secret (grader.secret): the grade of record draws its examples' values from it,
+"""A course secret (grader.checking.secret): the grade of record draws its examples' values from it,
 so the public grader cannot be used to work them out in advance; the same file and the
 same secret always get the same grade, and without one the examples are the public ones."""
 
@@ -9,13 +9,13 @@ import zipfile
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import HEADS, REFERENCE
-from grader import secret
+
 from grader.batch import grade_folder
+from grader.checking import secret
 from grader.cli import cli
+from grader.engine.grading import grade_file
 from grader.errors import UsageError
-from grader.grading import grade_file
 from grader.sandbox import Limits
 
 SECRET = "course-secret-0123456789abcdef"

@@ -92,7 +92,7 @@ def test_a_disguise_keeps_what_the_head_computes(disguise):
 def _report(checks: list[CheckEntry], diagnoses: list[str]) -> Report:
     return Report(
         student="s", submission="s.py", submission_sha256="0", score=0.0, max_score=100.0, status="graded", error=None,
-        checks=checks, rubric={}, grader_version="0", duration_s=0.0,
+        checks=checks, rubric={}, grader_version="0", duration_s=0.0, assignment="attention_head",
         diagnoses=[{"id": identifier, "message": identifier} for identifier in diagnoses],
     )
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import HEADS, TESTS
-from grader.examples import encode_frame, read_frame_file
-from grader.runner import CheckProcess
+
+from grader.engine.examples import encode_frame, read_frame_file
+from grader.engine.runner import CheckProcess
 from grader.sandbox import Limits
 
 MISSING_SCALE = HEADS / "buggy" / "missing_scale.py"

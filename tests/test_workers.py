@@ -10,12 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import REFERENCE
+
 from grader import assignments, sources
-from grader.sandbox import workers
-from grader.proxy import Submission
-from grader.sandbox import Limits
+from grader.engine.proxy import Submission
+from grader.sandbox import Limits, workers
 
 ZYGOTE_SCRIPT = Path(workers.__file__).with_name("zygote.py")
 BUBBLEWRAP = Limits(isolation="bubblewrap")

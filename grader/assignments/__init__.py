@@ -154,7 +154,7 @@ class Assignment:
     # file and scores it never imports numpy (about 60 ms).
     reference_functions: Callable[[], Mapping[str, Callable[..., Any]]]  # name -> the trusted reference
     # name -> a call any working version answers at once, and its words: the probe of a
-    # function that timed out (see grader.proxy)
+    # function that timed out (see grader.engine.proxy)
     small_calls: Callable[[], Mapping[str, tuple[tuple[Any, ...], str]]]
     mistakes: Callable[[], Mistakes]  # most runs diagnose nothing
     pictures: Callable[[], Mapping[str, Picture]]

@@ -35,10 +35,10 @@ raise :class:`CheckFailure` with a sentence for a property ``expect`` has no ass
 
 from __future__ import annotations
 
-from grader import expect
-from grader.checking import check
-from grader.outcomes import CheckFailure
-from grader.strategies import MAX_SIDE, Arrays, arrays, sides, values
+from grader.checking import expect
+from grader.checking.check import check
+from grader.checking.outcomes import CheckFailure
+from grader.checking.strategies import MAX_SIDE, Arrays, arrays, sides, values
 
 # CheckFailure(message): what a check raises for a property ``expect`` has no assertion for.
 __all__ = ["MAX_SIDE", "Arrays", "CheckFailure", "arrays", "check", "expect", "sides", "values"]

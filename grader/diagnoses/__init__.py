@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from grader.assignments import Assignment
 from grader.diagnoses import inference, unfinished
 from grader.report import OBSERVED, UNFINISHED
 
@@ -203,13 +202,6 @@ def weights(answer: Answer, index: tuple[int, ...] = ()) -> list[list[float | No
     if A.ndim != 2 or max(A.shape) > MAX_PICTURE_SIDE:
         return None
     return [[round(float(v), 4) if np.isfinite(v) else None for v in row] for row in A]
-
-
-@functools.cache
-def reference_weights(assignment: Assignment, name: str) -> list[list[float | None]] | None:
-    picture = assignment.pictures()[name]
-    head = assignment.reference_functions()[picture.function]
-    return weights(run(head, Probe(picture.function, picture.args)), picture.weights_index)
 
 
 def run(function: Callable, probe: Probe) -> Answer:

@@ -12,11 +12,11 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from grader.errors import GraderError
-from grader.formats import REPORT_FORMATS
 from grader.kernel import history
 from grader.kernel.session import Session
-from grader.pages import notebook_fragment
 from grader.report import write_atomic
+from grader.report.formats import REPORT_FORMATS
+from grader.report.pages import notebook_fragment
 
 
 @magics_class

@@ -9,13 +9,13 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from grader import assignments, secret
+from grader.assignments.rubric import Rubric, chosen_rubric, narrowed
+from grader.checking import secret
+from grader.engine.grading import grade_prepared, identity, prepare_content
+from grader.engine.runner import CheckProcess
 from grader.errors import UsageError
-from grader.grading import grade_prepared, identity, prepare_content
 from grader.kernel import history
 from grader.report import Report
-from grader.rubric import Rubric, chosen_rubric, narrowed
-from grader.runner import CheckProcess
 from grader.sandbox import Limits, resolve_isolation
 from grader.sources import NOTEBOOK_SUFFIX
 
@@ -56,7 +56,7 @@ class Session:
         rubric = chosen_rubric(path, assignment)
         if function is None:
             return rubric
-        of_rubric = assignments.get(rubric.assignment)
+        of_rubric = rubric.of
         wanted = of_rubric.checks_of(function, rubric.check_ids)
         if not wanted:
             names = ", ".join(of_rubric.function_names)

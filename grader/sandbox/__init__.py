@@ -48,7 +48,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from grader import secret
+from grader.checking import secret
 from grader.errors import UsageError
 
 MIB = 1024 * 1024
@@ -79,7 +79,7 @@ class Limits:
     cpu_seconds: CPU-time cap of one worker (RLIMIT_CPU); wall-clock deadlines above
         catch a worker that sleeps instead.
     isolation: ``bubblewrap`` or ``process`` (see the module docstring).
-    course_key: the key a course secret gives the checks' examples (grader.secret), None
+    course_key: the key a course secret gives the checks' examples (grader.checking.secret), None
         for the public ones: not a limit, but it travels wherever the limits go (the
         check process, a cluster's workers) and, like the isolation, it is part of what
         a report was graded under.
@@ -99,7 +99,7 @@ class Limits:
 
     @property
     def examples(self) -> str:
-        """What the checks' examples are drawn from, as a report says it (grader.secret)."""
+        """What the checks' examples are drawn from, as a report says it (grader.checking.secret)."""
         return secret.label(self.course_key)
 
     def rlimits(self) -> dict[str, int]:

@@ -28,7 +28,7 @@ from grader import assignments, sources
 from grader.assignments import Assignment
 from grader.errors import UsageError
 from grader.report import Report
-from grader.safe_text import json_text
+from grader.report.safe_text import json_text
 from grader.similarity.behaviour import behaviour_matches, behaviours, checks, mistakes
 from grader.similarity.code import boilerplate, code_matches, fingerprints, fragments
 from grader.sources.files import SubmissionFile

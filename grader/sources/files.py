@@ -42,7 +42,7 @@ _KINDS = {
 class SubmissionFile:
     """A submission found in a folder: its id, its path, the folder below which no link
     is followed when it is read (None: the path is the user's own, see
-    :func:`read_submission`), and a note its report carries (see grader.submissions)."""
+    :func:`read_submission`), and a note its report carries (see grader.batch.submissions)."""
 
     student: str
     path: Path

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.assignments import Assignment
+from grader.assignments.rubric import Rubric
 from grader.batch import grade_folder, read_in_full
-from grader.grading import grade_file
+from grader.engine.grading import grade_file
 from grader.report import NOT_MISTAKES, Report
-from grader.rubric import Rubric
 from grader.sandbox import Limits
 from grader.validation import mutants as mutation
 from grader.validation.submissions import Planted, planted

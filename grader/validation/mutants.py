@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from grader.assignments import Assignment
+from grader.assignments.rubric import Rubric
 from grader.batch import grade_folder
 from grader.errors import UsageError
-from grader.rubric import Rubric
 from grader.sandbox import Limits
 
 # Replacements that only make float code raise (bitwise operators), or that name an

@@ -1,6 +1,6 @@
 """Named Hypothesis strategies for the inputs the checks feed to one attention head.
 
-Built on :mod:`grader.strategies` (see there how an example's values are drawn).
+Built on :mod:`grader.checking.strategies` (see there how an example's values are drawn).
 """
 
 from __future__ import annotations

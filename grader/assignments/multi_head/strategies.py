@@ -1,8 +1,8 @@
 """Named Hypothesis strategies for the multi-head checks.
 
-Built only on the engine's generic helpers (:func:`grader.strategies.arrays` and
-:func:`grader.strategies.sides`): Hypothesis draws and shrinks every size, then one
-:class:`~grader.strategies.Arrays` draws every array value of the example, so the course
+Built only on the engine's generic helpers (:func:`grader.checking.strategies.arrays` and
+:func:`grader.checking.strategies.sides`): Hypothesis draws and shrinks every size, then one
+:class:`~grader.checking.strategies.Arrays` draws every array value of the example, so the course
 secret and the readable / full-precision scheme apply here as to every assignment.
 
 Sizes stay small so a shrunk counterexample fits on a screen: up to 5 tokens, 1 to 4

@@ -1,0 +1,184 @@
+"""Grade a folder of submissions: find them (grader.batch.submissions), grade them
+(grader.batch.executors), write the gradebook.
+
+Each submission gets ``OUT/<id>.json``; the batch ends with ``OUT/summary.json`` and
+``OUT/grades.csv``. This module is the batch's only writer, whichever executor grades.
+One bad submission never stops the batch: it gets a report with status ``error``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import statistics
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from grader import __version__, sources
+from grader.assignments.rubric import Rubric
+from grader.batch import signing
+from grader.batch.executors import Executor, local
+from grader.batch.submissions import find_submissions
+from grader.engine.scoring import rescored, rubric_summary
+from grader.errors import UsageError
+from grader.report import (
+    SCHEMA_VERSION,
+    Report,
+    from_json,
+    to_json,
+    without_details,
+    write_atomic,
+)
+from grader.report.formats.gradebook import grades_csv
+from grader.report.safe_text import json_text
+from grader.sandbox import Limits
+from grader.sources.files import SubmissionFile
+
+
+def grade_folder(
+    folder: Path,
+    out: Path,
+    rubric: Rubric,
+    limits: Limits,
+    *,
+    jobs: int = 1,
+    executor: Executor | None = None,
+    regrade: bool = False,
+    on_report: Callable[[Report, int, int, bool], None] = lambda report, done, total, kept: None,
+    on_distrusted: Callable[[str], None] = lambda student: None,
+) -> list[Report]:
+    """Grade every submission in ``folder`` into ``out``; return the reports sorted by id,
+    without their details (see report.without_details, and :func:`read_in_full`), so
+    memory does not grow with the batch.
+
+    ``executor`` grades (grader.batch.executors; by default :mod:`grader.batch.executors.local` with
+    ``jobs`` jobs). A report already in ``out`` for the same file content, rubric, grader
+    version, sandbox and examples (grader.checking.secret) is kept (so a killed batch resumes where it stopped) unless
+    ``regrade``, if this grader wrote it (grader.batch.signing) for that very file: any other
+    report there is graded again, and ``on_distrusted(student)`` is told of it.
+    ``on_report(report, done, total, kept)`` is called with each full report as its
+    submission finishes.
+    """
+    refuse_overlap(folder, out)
+    submissions = find_submissions(folder, rubric.of.handout)
+    out.mkdir(parents=True, exist_ok=True)
+    key = signing.report_key(out)
+    reports = []
+    pending = []
+    distrusted = []
+    for submission in submissions:
+        kept = None
+        if not regrade:
+            kept, trusted = _kept_report(out, key, submission, rubric, limits)
+            if not trusted:
+                distrusted.append(submission.student)
+                on_distrusted(submission.student)
+        if kept is None:
+            pending.append(submission)
+        else:
+            reports.append(without_details(kept))
+            on_report(kept, len(reports), len(submissions), True)
+    grade = executor or functools.partial(local.reports, jobs=jobs)
+    # Closed at once on Ctrl-C: the executor starts nothing new, and what is in flight is dropped.
+    with contextlib.closing(grade(pending, rubric, limits)) as graded:
+        for report in graded:
+            write_atomic(out / f"{report.student}.json", signing.signed(to_json(report), key))
+            reports.append(without_details(report))
+            on_report(report, len(reports), len(submissions), False)
+    reports.sort(key=lambda report: report.student)
+    write_atomic(out / "summary.json", json_text(summary(reports, rubric, distrusted, {s.student: s.note for s in submissions if s.note}), indent=2) + "\n")
+    write_atomic(out / "grades.csv", grades_csv(reports, rubric))
+    return reports
+
+
+def read_in_full(out: Path, reports: list[Report]) -> Iterator[Report]:
+    """Each of ``reports`` (from :func:`grade_folder`) in full, read back from ``out`` one
+    at a time; as it is if its file is gone or no longer the report this batch signed."""
+    key = signing.report_key(out)
+    for report in reports:
+        text = signing.read_signed(out, f"{report.student}.json", key)
+        full = None if text is None else from_json(text)
+        yield full if full is not None and full.student == report.student else report
+
+
+def refuse_overlap(folder: Path, out: Path) -> None:
+    """OUT may not be, hold or lie inside the submissions folder: what a student put there
+    could then be read as a report, and the batch's files as submissions."""
+    submissions, reports = folder.resolve(), out.resolve()
+    if reports == submissions or submissions in reports.parents or reports in submissions.parents:
+        raise UsageError(
+            f"the reports folder {out} may not be, hold or lie inside the submissions folder {folder}: "
+            "choose --out outside it"
+        )
+
+
+def _kept_report(
+    out: Path, key: bytes, submission: SubmissionFile, rubric: Rubric, limits: Limits
+) -> tuple[Report | None, bool]:
+    """The report in ``out`` to keep for ``submission`` (None: grade it), and whether what
+    was there, if anything, could be trusted (signed by this OUT's key, for this file, its
+    score its checks' under the rubric)."""
+    name = f"{submission.student}.json"
+    if not os.path.lexists(out / name):
+        return None, True
+    text = signing.read_signed(out, name, key)
+    previous = None if text is None else from_json(text)
+    if previous is None or previous.student != submission.student:
+        return None, False
+    try:
+        # Read as grading reads it: a link, a pipe or an oversized file is graded again
+        # (into its error report), never opened or read whole here.
+        digest = hashlib.sha256(sources.read_bytes(submission.path, within=submission.folder)).hexdigest()
+    except UsageError:
+        return None, True
+    same = (
+        previous.submission_sha256 == digest
+        and previous.rubric.get("sha256") == rubric.sha256
+        and previous.grader_version == __version__
+        and previous.sandbox == limits.isolation
+        and previous.examples == limits.examples
+        and previous.assignment == rubric.assignment
+    )
+    if not same:
+        return None, True
+    # Signed, yet its score is not its checks' under this very rubric: graded again.
+    return (previous, True) if rescored(rubric, previous) is not None else (None, False)
+
+
+def summary(
+    reports: list[Report], rubric: Rubric, distrusted: list[str] | None = None, notes: dict[str, str] | None = None
+) -> dict:
+    """The batch's summary.json; ``distrusted``: the ids whose report found in OUT this
+    grader had not written for their file (each was graded again); ``notes``: what the
+    folder's names made of a submission (grader.batch.submissions: a file named otherwise, a
+    clashing id), by id."""
+    notes = notes or {}
+    scores = [report.score for report in reports]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "grader_version": __version__,
+        "rubric": rubric_summary(rubric),
+        "max_score": rubric.max_score,
+        "count": len(reports),
+        "graded": sum(report.status == "graded" for report in reports),
+        "errors": sum(report.status == "error" for report in reports),
+        "mean_score": round(statistics.fmean(scores), 3) if scores else None,
+        "median_score": statistics.median(scores) if scores else None,
+        "reports_not_trusted": sorted(distrusted or []),
+        "named_otherwise": sorted(notes),
+        "submissions": [
+            {
+                "student": report.student,
+                "submission": report.submission,
+                "score": report.score,
+                "max_score": report.max_score,
+                "status": report.status,
+                "error": report.error,
+                "report": f"{report.student}.json",
+                "note": notes.get(report.student),
+            }
+            for report in reports
+        ],
+    }
