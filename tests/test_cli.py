@@ -154,6 +154,34 @@ def test_grade_writes_junit_and_canvas_when_asked(tmp_path, small_rubric, isolat
     assert "is not written yet" in junit  # feedback, from the report in full
 
 
+def test_a_batch_leaves_no_output_older_than_itself(tmp_path, small_rubric, isolation):
+    """Graded again without --canvas (or --html, --junit, --similarity), the outputs an
+    earlier batch wrote are removed, not left to be uploaded in place of today's; a report
+    whose submission has left the folder stays, and is named as not of this batch."""
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    shutil.copyfile(REFERENCE, submissions / "ada.py")
+    shutil.copyfile(TEMPLATE, submissions / "bea.py")
+    out = tmp_path / "out"
+    asked = ["--junit", "--canvas", "--html", "--similarity"]
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation, *asked)
+    assert result.exit_code == 0, result.output
+    everything = {"junit.xml", "canvas.csv", "similarity.json", "index.html", "ada.html", "bea.html"}
+    assert everything <= {path.name for path in out.iterdir()}
+    (submissions / "bea.py").unlink()
+    (out / "notes.txt").write_text("the instructor's own file")
+    result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation, "--canvas")
+    assert result.exit_code == 0, result.output
+    left = {path.name for path in out.iterdir()}
+    assert "canvas.csv" in left and not (everything - {"canvas.csv", "bea.html"}) & left
+    assert "bea.json" in left and "notes.txt" in left  # not the batch's outputs: never removed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["outputs"] == ["summary.json", "grades.csv", "canvas.csv"]
+    assert set(summary["removed_outputs"]) == everything - {"canvas.csv", "bea.html"}
+    assert summary["reports_not_in_batch"] == ["bea"]
+    assert "removed what an earlier batch wrote" in result.output and "junit.xml" in result.output
+
+
 def test_check_writes_each_format_where_asked(tmp_path, small_rubric):
     result = run("check", REFERENCE, "--rubric", small_rubric, "--format", f"junit:{tmp_path / 'j.xml'}",
                  "--format", "gradescope")

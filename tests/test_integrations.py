@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import HEADS, REFERENCE, ROOT
 
+import grader
 from grader import assignments
 from grader.assignments.rubric import load_rubric
 from grader.cli import cli
@@ -209,6 +211,50 @@ def test_student_bundle_has_no_reference_and_no_hidden_checks(student_bundle):
     assert all(check.visibility == "visible" for check in public.checks)
     assert "grader check attention.py --rubric rubric.toml" in files["README.md"].decode()
     assert "git+https://example.org/course/grader@v1" in files[".github/workflows/classroom.yml"].decode()
+
+
+def test_a_handout_can_carry_the_grader_as_a_wheel_students_install(tmp_path):
+    """`export-student --install wheel` writes the grader's own wheel into the handout, and
+    every command there installs that file: a fresh virtual environment installs it with
+    pip (no package index for the grader) and grades with it."""
+    out = tmp_path / "handout"
+    result = CliRunner().invoke(cli, ["export-student", str(out), "--install", "wheel", "--notebook"])
+    assert result.exit_code == 0, result.output
+    (wheel,) = out.glob("*.whl")
+    assert wheel.name == f"attention_grader-{grader.__version__}-py3-none-any.whl"
+    spec = f"./{wheel.name}"
+    assert f'pip install "{spec}"' in (out / "README.md").read_text()
+    assert f"|| '{spec}'" in (out / ".github/workflows/classroom.yml").read_text()
+    notebook = nbformat.read(out / "attention.ipynb", as_version=4)
+    assert notebook.cells[-1].source.startswith(f'%pip install --quiet "{spec}"')
+    assert "upload it too" in notebook.cells[-2].source
+    again = tmp_path / "again"
+    assert CliRunner().invoke(cli, ["export-student", str(again), "--install", "wheel"]).exit_code == 0
+    assert (again / wheel.name).read_bytes() == wheel.read_bytes()  # the same grader gives the same bytes
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    # The grader's dependencies come from this interpreter's site-packages (the test needs
+    # no network); a path in a .pth is searched after the venv's own site-packages, where
+    # the wheel's grader goes, and its own .pth files (this checkout's editable install) are not read.
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    installed = subprocess.run(
+        [python, "-m", "pip", "install", "--no-index", "--force-reinstall", "--no-deps", str(wheel)],
+        capture_output=True, text=True,
+    )
+    assert installed.returncode == 0, installed.stderr
+    shutil.copyfile(project_file(REFERENCE_HEAD), out / "attention.py")
+    graded = subprocess.run(
+        [venv / "bin" / "grader", "check", "attention.py", "--rubric", "rubric.toml", "--json", "-", "--sandbox", "process"],
+        cwd=out, capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert graded.returncode == 0, graded.stderr
+    report = json.loads(graded.stdout)
+    assert report["score"] >= report["max_score"] and report["grader_version"] == grader.__version__
+    where = subprocess.run([python, "-c", "import grader; print(grader.__file__)"], cwd=out, capture_output=True, text=True)
+    assert where.stdout.startswith(str(venv)), where.stdout  # the wheel's grader, not the checkout's
 
 
 def test_a_notebook_handout_is_the_template_as_cells_and_grades_like_it(tmp_path):

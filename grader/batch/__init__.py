@@ -20,6 +20,7 @@ from grader import __version__, sources
 from grader.assignments.rubric import Rubric
 from grader.batch import signing
 from grader.batch.executors import Executor, local
+from grader.batch.outputs import ClassOutputs, remove_unasked, write_class_outputs
 from grader.batch.submissions import find_submissions
 from grader.engine.scoring import rescored, rubric_summary
 from grader.errors import UsageError
@@ -46,8 +47,10 @@ def grade_folder(
     jobs: int = 1,
     executor: Executor | None = None,
     regrade: bool = False,
+    outputs: ClassOutputs = ClassOutputs(),
     on_report: Callable[[Report, int, int, bool], None] = lambda report, done, total, kept: None,
     on_distrusted: Callable[[str], None] = lambda student: None,
+    on_removed: Callable[[list[str]], None] = lambda names: None,
 ) -> list[Report]:
     """Grade every submission in ``folder`` into ``out``; return the reports sorted by id,
     without their details (see report.without_details, and :func:`read_in_full`), so
@@ -60,6 +63,10 @@ def grade_folder(
     report there is graded again, and ``on_distrusted(student)`` is told of it.
     ``on_report(report, done, total, kept)`` is called with each full report as its
     submission finishes.
+
+    Then it writes ``summary.json``, ``grades.csv`` and the class ``outputs`` asked for,
+    and removes those an earlier batch wrote that were not asked for this time
+    (:mod:`grader.batch.outputs`), telling ``on_removed`` their names.
     """
     refuse_overlap(folder, out)
     submissions = find_submissions(folder, rubric.of.handout)
@@ -88,9 +95,34 @@ def grade_folder(
             reports.append(without_details(report))
             on_report(report, len(reports), len(submissions), False)
     reports.sort(key=lambda report: report.student)
-    write_atomic(out / "summary.json", json_text(summary(reports, rubric, distrusted, {s.student: s.note for s in submissions if s.note}), indent=2) + "\n")
+    students = [report.student for report in reports]
+    removed = remove_unasked(out, outputs, students)
+    notes = {submission.student: submission.note for submission in submissions if submission.note}
+    batch = summary(reports, rubric, distrusted, notes) | {
+        "outputs": ["summary.json", "grades.csv", *outputs.files(students)],
+        "removed_outputs": removed,
+        "reports_not_in_batch": _reports_not_in_batch(out, students),
+    }
+    write_atomic(out / "summary.json", json_text(batch, indent=2) + "\n")
     write_atomic(out / "grades.csv", grades_csv(reports, rubric))
+    files = {submission.student: submission for submission in submissions}
+    write_class_outputs(out, outputs, reports, files, rubric, lambda: read_in_full(out, reports))
+    if removed:
+        on_removed(removed)
     return reports
+
+
+# The files a batch writes in OUT besides the reports: none of them is a report.
+BATCH_FILES = frozenset({"summary.json", "similarity.json"})
+
+
+def _reports_not_in_batch(out: Path, students: list[str]) -> list[str]:
+    """The ids of the reports in ``out`` whose submission this batch did not grade (a
+    submission since removed from the folder): left in place, and listed so that no one
+    takes them for this batch's."""
+    graded = {f"{student}.json" for student in students} | BATCH_FILES
+    with os.scandir(out) as entries:
+        return sorted(entry.name[: -len(".json")] for entry in entries if entry.name.endswith(".json") and entry.name not in graded)
 
 
 def read_in_full(out: Path, reports: list[Report]) -> Iterator[Report]:

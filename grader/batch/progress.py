@@ -30,6 +30,7 @@ class BatchProgress:
         self.kept = 0
         self.errors = 0
         self.distrusted: list[str] = []  # whose report in OUT the grader had not written
+        self.removed: list[str] = []  # class outputs of an earlier batch not asked for this time
         self._bar = None
 
     def __call__(self, report: Report, done: int, total: int, kept: bool) -> None:
@@ -49,6 +50,10 @@ class BatchProgress:
         """``grade_folder``'s ``on_distrusted``: a report in OUT this grader did not write."""
         self.distrusted.append(student)
 
+    def removed_outputs(self, names: list[str]) -> None:
+        """``grade_folder``'s ``on_removed``: outputs of an earlier batch it removed."""
+        self.removed.extend(names)
+
     def _status(self, _item: object) -> str:
         graded = (self._bar.pos if self._bar is not None else 0) - self.kept
         rate = graded / max(time.monotonic() - self.started, 1e-9)
@@ -67,10 +72,12 @@ def summary_text(
     out: Path,
     distrusted: list[str] | None = None,
     named_otherwise: list[str] | None = None,
+    removed: list[str] | None = None,
 ) -> str:
     """The lines printed when a batch is done: count, scores, the slowest submissions, the
     reports found in OUT that this grader had not written (``distrusted``), and the ids of
-    files named otherwise than a submission is (``named_otherwise``: each report says how)."""
+    files named otherwise than a submission is (``named_otherwise``: each report says how),
+    and the outputs of an earlier batch removed because this one was not asked for them."""
     scores = [report.score for report in reports]
     errors = sum(report.status == "error" for report in reports)
     max_score = reports[0].max_score if reports else 0
@@ -91,6 +98,11 @@ def summary_text(
         lines.append(
             f"  {count} needed a note ({_some(named_otherwise)}): renamed, clashing or missing files; "
             "each report's note says what was graded"
+        )
+    if removed:
+        lines.append(
+            f"  removed what an earlier batch wrote and this one was not asked for: {_some(removed)} "
+            "(summary.json lists them under removed_outputs)"
         )
     slowest = sorted(reports, key=lambda report: report.duration_s, reverse=True)[:SLOWEST_SHOWN]
     if slowest:

@@ -21,6 +21,7 @@ from grader import __version__, assignments
 from grader.assignments import Assignment, outside
 from grader.assignments.rubric import Rubric, rubric_toml
 from grader.bundles.notebook import handout_notebook
+from grader.bundles.wheel import wheel_entries, wheel_name, with_record
 from grader.errors import UsageError
 from grader.report import write_atomic
 from grader.resources import PACKAGE, project_file
@@ -41,6 +42,8 @@ EXECUTABLES = frozenset({*GRADESCOPE_SCRIPTS, "entrypoint"})
 SECRET_FILE = "secret.txt"
 PRIVATE = frozenset({SECRET_FILE})
 CLASSROOM_WORKFLOW = ".github/workflows/classroom.yml"
+# export-student's --install that hands out this grader's own wheel file.
+WHEEL = "wheel"
 # What the grader imports at run time, pinned to the versions installed here.
 RUNTIME_REQUIREMENTS = ("numpy", "pytest", "pytest-json-report", "hypothesis", "click", "nbformat")
 # Where a bundle carries a course's own assignment folder (grader.assignments.outside).
@@ -61,7 +64,7 @@ def gradescope_bundle(out: Path, rubric: Rubric, secret: bytes | None = None) ->
     assignment = rubric.of
     entries = {name: _filled_in((GRADESCOPE_TEMPLATES / name).read_bytes(), assignment) for name in GRADESCOPE_SCRIPTS}
     entries |= _grader_files(rubric, secret) | _course_files(assignment)
-    _write_zip(out, entries)
+    write_zip(out, entries)
     return list(entries)
 
 
@@ -172,7 +175,7 @@ def _in_bundle(assignment: Assignment, relative: str) -> str:
     raise UsageError(f"the assignment's file {path} is neither in its folder nor in the grader")
 
 
-def _write_zip(out: Path, entries: dict[str, bytes]) -> None:
+def write_zip(out: Path, entries: dict[str, bytes]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     os.close(handle)
@@ -224,9 +227,16 @@ def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = 
     Classroom workflow), ``rubric.toml`` with only the checks students may see, and the
     commands that run those checks. Never the reference head, and no check that is
     hidden or shown only after the due date.
+
+    ``install`` is the pip requirement that installs the grader for students; ``"wheel"``
+    (:data:`WHEEL`) writes this grader's wheel into ``out`` (:mod:`grader.bundles.wheel`)
+    and has every command install that file.
     """
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder")
+    wheel_files = with_record(wheel_entries()) if install == WHEEL else None  # refused before anything is written
+    if install == WHEEL:
+        install = f"./{wheel_name()}"
     assignment = rubric.of
     stem = Path(assignment.handout).stem
     handout = f"{stem}.ipynb" if notebook else assignment.handout
@@ -258,6 +268,10 @@ def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = 
     text += _self_check_section(install, assignment.handout, _assignment_option(assignment))
     readme.write_text(text.replace(assignment.handout, handout), encoding="utf-8")
     written.append("README.md")
+    if wheel_files is not None:
+        write_zip(out / wheel_name(), wheel_files)
+        (out / wheel_name()).chmod(0o644)
+        written.append(wheel_name())
     return sorted({*written, "rubric.toml"})
 
 
@@ -303,10 +317,11 @@ def public_rubric_toml(rubric: Rubric) -> str:
 
 
 def _self_check_section(install: str, handout: str, option: str) -> str:
+    where = " (the wheel file in this folder, so run it here)" if install.endswith(".whl") else ""
     return f"""
 ## Run this assignment's checks
 
-Install the grader once (Python 3.11 or newer):
+Install the grader once (Python 3.11 or newer){where}:
 
 ```
 python -m pip install "{install}"
@@ -325,5 +340,6 @@ pytest --attention-submission {handout}{option.replace(" --assignment ", " --att
 ```
 
 `rubric.toml` lists the checks you can run here and their points. The course may grade
-more checks than these.
+more checks than these, and may draw other inputs for its grade of record than your
+self-check does, so your grade can differ from what the self-check says.
 """

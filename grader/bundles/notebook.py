@@ -27,7 +27,7 @@ has them (the latest version of each you ran), in the grader's sandbox, and show
 and, for each check that fails, what broke and a cell you can paste here to see it yourself.
 Run `%grade` again after each change; `%grade {first}` checks one function only.
 `rubric.toml` comes with this notebook; where it is not beside it (a notebook opened in
-Colab), upload it, or run `%grade --assignment {assignment}` instead: the grader's own rubric."""
+Colab), upload it, or run `%grade --assignment {assignment}` instead: the grader's own rubric.{wheel}"""
 
 
 def handout_notebook(template: str, install: str, assignment: Assignment, rubric: str = "rubric.toml") -> str:
@@ -52,7 +52,7 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
     cells.append(nbformat.v4.new_markdown_cell(f"## {heading}"))
     cells.append(nbformat.v4.new_code_cell(example))
     cells.append(nbformat.v4.new_markdown_cell(
-        CHECK_YOUR_WORK.format(first=assignment.functions[0].name, assignment=assignment.name)
+        CHECK_YOUR_WORK.format(first=assignment.functions[0].name, assignment=assignment.name, wheel=_wheel_note(install))
     ))
     quoted = install.replace('"', '\\"')
     cells.append(nbformat.v4.new_code_cell(f'%pip install --quiet "{quoted}"\n%load_ext grader\n%grade --rubric {rubric}'))
@@ -68,3 +68,13 @@ def handout_notebook(template: str, install: str, assignment: Assignment, rubric
         cell["id"] = f"cell-{number:02d}"
     nbformat.validate(notebook)
     return nbformat.writes(notebook) + "\n"
+
+
+def _wheel_note(install: str) -> str:
+    """What the check cell needs beside the notebook when the grader is a wheel file."""
+    if not install.endswith(".whl"):
+        return ""
+    return (
+        f"\nThe cell below installs the grader from `{install.removeprefix('./')}`, which comes with this notebook: "
+        "in Colab, upload it too (the Files panel) before you run the cell."
+    )

@@ -21,7 +21,8 @@ import click
 from grader import __version__, assignments
 from grader.assignments import outside
 from grader.assignments.rubric import chosen_rubric
-from grader.batch import grade_folder, read_in_full, refuse_overlap
+from grader.batch import grade_folder, refuse_overlap
+from grader.batch.outputs import ClassOutputs
 from grader.batch.progress import BatchProgress, summary_text
 from grader.batch.submissions import find_submissions
 from grader.bundles import export_student, gradescope_bundle, prairielearn_bundle
@@ -32,13 +33,11 @@ from grader.engine.runner import CheckProcess
 from grader.errors import GraderError, UsageError
 from grader.report import write_atomic
 from grader.report.formats import REPORT_FORMATS
-from grader.report.formats.gradebook import canvas_clashes, canvas_csv
-from grader.report.formats.junit import junit_xml
-from grader.report.pages import write_pages
+from grader.report.formats.gradebook import canvas_clashes
 from grader.report.safe_text import shown
 from grader.sandbox import ISOLATIONS, Limits, resolve_isolation
 from grader.sandbox.bounds import enforced, shortfalls
-from grader.similarity import DEFAULT_THRESHOLD, of_batch, similarity_json
+from grader.similarity import DEFAULT_THRESHOLD
 
 INTERNAL_ERROR_EXIT = 70
 FILE_ERROR_EXIT = 74  # EX_IOERR: an output or input file the machine refused
@@ -379,6 +378,10 @@ def grade(
         raise UsageError("--jobs is for this machine's cores; on a cluster, each `dask worker --nworkers N` sets its own")
     refuse_overlap(folder, out)
     chosen = chosen_rubric(rubric, assignment)
+    outputs = ClassOutputs(
+        html=html, junit=junit, canvas=canvas, canvas_assignment=canvas_assignment, similarity=similarity,
+        similarity_threshold=similarity_threshold,
+    )
     chosen_limits = _limits(**limits, on_cluster=on_cluster)
     with contextlib.ExitStack() as stack:
         if on_cluster:
@@ -396,8 +399,8 @@ def grade(
         progress = BatchProgress()
         try:
             reports = grade_folder(
-                folder, out, chosen, chosen_limits, jobs=jobs, executor=executor, regrade=regrade, on_report=progress,
-                on_distrusted=progress.not_trusted,
+                folder, out, chosen, chosen_limits, jobs=jobs, executor=executor, regrade=regrade, outputs=outputs,
+                on_report=progress, on_distrusted=progress.not_trusted, on_removed=progress.removed_outputs,
             )
         finally:
             progress.finish()
@@ -410,27 +413,16 @@ def grade(
             f"{written_for_another} of {len(reports)} submissions define the functions of another assignment than "
             f"{chosen.assignment} (each report says which): is --assignment right?"
         )
-    files = {file.student: file for file in find_submissions(folder, chosen.of.handout)}
-    similar = None
-    if similarity:
-        similar = of_batch(read_in_full(out, reports), files, similarity_threshold)
-    if similar is not None:
-        write_atomic(out / "similarity.json", similarity_json(similar[0]))
-    if html:
-        write_pages(read_in_full(out, reports), out, similar)
-    if junit:
-        write_atomic(out / "junit.xml", junit_xml(read_in_full(out, reports)))
     if canvas:
-        write_atomic(out / "canvas.csv", canvas_csv(reports, canvas_assignment or chosen.title, chosen.max_score))
         for user, students in sorted(canvas_clashes(reports).items()):
             _warn(f"canvas.csv: {len(students)} submissions name Canvas user {user} ({', '.join(students)}); "
                   "their scores are left empty: import the one that counts by hand")
     elapsed = time.monotonic() - progress.started
-    named_otherwise = sorted(student for student, file in files.items() if file.note)
+    named_otherwise = sorted(file.student for file in find_submissions(folder, chosen.of.handout) if file.note)
     echo(
         summary_text(
             reports, kept=progress.kept, elapsed_s=elapsed, out=out, distrusted=progress.distrusted,
-            named_otherwise=named_otherwise,
+            named_otherwise=named_otherwise, removed=progress.removed,
         ),
         nl=False,
     )
@@ -493,8 +485,9 @@ def prairielearn_bundle_command(
     "--install",
     metavar="SPEC",
     required=True,
-    help="The pip requirement that installs this grader for students, such as "
-    "'attention-grader @ git+https://github.com/<course>/attention-grader@v0.8.0'.",
+    help="How students install this grader: 'wheel' writes its wheel file into OUT and every command installs "
+    "that file (no package index needed; in Colab, after an upload); or a pip requirement, such as "
+    "'attention-grader @ git+https://github.com/myorg/attention-grader@v0.8.0'.",
 )
 @click.option(
     "--notebook", is_flag=True, help="Hand out the template as a notebook (attention.ipynb) instead of a Python file."

@@ -309,6 +309,9 @@ def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str
     return body
 
 
+INDEX_PAGE = "index.html"  # the class page, beside OUT/<id>.html
+
+
 def write_pages(
     reports: Iterable[Report], out: Path, similarity: tuple[dict[str, Any], dict[str, str]] | None = None
 ) -> None:
@@ -321,4 +324,4 @@ def write_pages(
         write_atomic(out / f"{report.student}.html", student_page(report))
         links[report.student] = quote(f"{report.student}.html")
         summaries.append(without_details(report))
-    write_atomic(out / "index.html", class_page(summaries, links, similarity))
+    write_atomic(out / INDEX_PAGE, class_page(summaries, links, similarity))
