@@ -340,7 +340,7 @@ def test_grade_says_once_when_no_kernel_bound_holds_a_sandbox(tmp_path, small_ru
     for name in ("ada", "bob"):
         shutil.copyfile(REFERENCE, submissions / f"{name}.py")
     unbounded = {"processes": None, "processes_by": [], "memory_mb": 1280, "memory_by": ["cgroup v1"], "uid": 0}
-    monkeypatch.setattr("grader.cli.enforced", lambda limits: unbounded)
+    monkeypatch.setattr("grader.cli.grading.enforced", lambda limits: unbounded)
     result = run("grade", submissions, "--out", tmp_path / "out", "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0, result.output
     assert result.stderr.count("no kernel bound on a sandbox's processes") == 1
