@@ -80,7 +80,10 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
     ``externalGradingOptions.environment`` (see README, PrairieLearn).
     """
     if IMAGE_NAME.fullmatch(image) is None:
-        raise UsageError(f"--image {image!r} is not a Docker image name such as 'myorg/attention-grader:{__version__}'")
+        raise UsageError(
+            f"--image {image!r} is not a Docker image name: lower-case letters, digits and . _ - / separators, "
+            f"then an optional :tag, such as 'myorg/attention-grader:{__version__}'"
+        )
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} already exists and is not an empty folder: name a new one")
     assignment = rubric.of

@@ -1,4 +1,4 @@
-"""The first assignment: one attention head in NumPy (the lesson, shared/lesson.md).
+"""The first assignment: one attention head in NumPy (the lesson; its handout is student_template/README.md).
 
 Students write ``softmax``, ``attention``, ``self_attention`` and ``causal_mask`` in
 ``attention.py`` (or a notebook). This folder holds what the grader knows of them: the
