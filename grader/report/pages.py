@@ -95,7 +95,8 @@ def _figure(matrix: Any, caption: str) -> str:
 
 
 def student_page(report: Report) -> str:
-    """One student's report: score, what went wrong, every check, and the attention weights."""
+    """One student's report as a self-contained HTML page: score, what went wrong, every
+    check, and pictures of the attention weights beside the reference's."""
     body = [
         f"<h1>{escape(report.student)}</h1>",
         f'<p class="score">{escape(score_summary(report))}</p>',

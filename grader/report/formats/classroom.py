@@ -54,6 +54,7 @@ def _test(check: CheckEntry, filename: str) -> dict[str, Any]:
 
 
 def encoded_result(report: Report) -> str:
-    """The ``result`` step output: base64 of the JSON, on one line."""
+    """The ``result`` step output GitHub Classroom's autograding reporter reads: base64 of
+    the JSON of its tests and points, on one line."""
     text = json_text(result(report), separators=(",", ":"))
     return base64.b64encode(text.encode("utf-8")).decode("ascii") + "\n"

@@ -37,6 +37,8 @@ def results(report: Report) -> dict[str, Any]:
 
 
 def results_json(report: Report) -> str:
+    """Gradescope's ``results.json``: the score, and a test per check with its points, the
+    rubric's visibility and the feedback, per Gradescope's autograder specification."""
     return json_text(results(report), indent=2) + "\n"
 
 

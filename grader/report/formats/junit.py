@@ -40,6 +40,8 @@ def junit_xml(reports: Iterable[Report]) -> str:
 
 
 def report_xml(report: Report) -> str:
+    """JUnit XML for CI test reports (GitHub, GitLab, Jenkins): a testsuite per submission, a
+    testcase per check; a wrong answer is a failure, a raise, hang or crash an error."""
     return junit_xml([report])
 
 

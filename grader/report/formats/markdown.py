@@ -23,6 +23,8 @@ def _cell(text: str) -> str:
 
 
 def job_summary(report: Report) -> str:
+    """Markdown for a GitHub Actions job summary: a table of the checks, what went wrong,
+    and each failure with the lines that reproduce it."""
     lines = [f"## {_cell(report.student)}: {score_summary(report)}", ""]
     if report.self_check:
         lines += ["_Graded without the bubblewrap sandbox: a self-check, not a grade of record._", ""]

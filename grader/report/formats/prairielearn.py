@@ -94,7 +94,9 @@ def results(report: Report, field_chars: int = FIELD_CHARS) -> dict[str, Any]:
 
 
 def results_json(report: Report) -> str:
-    """:func:`results` as JSON of at most :data:`MAX_BYTES` bytes."""
+    """PrairieLearn's external grader ``results.json``: ``gradable``, the score as a
+    fraction, and a test per check the student may see, cut to stay under the 1 MiB
+    PrairieLearn accepts (:func:`results` as JSON of at most :data:`MAX_BYTES` bytes)."""
     field_chars = FIELD_CHARS
     while True:
         text = _dumps(results(report, field_chars))
