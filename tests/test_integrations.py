@@ -92,7 +92,7 @@ def test_gradescope_bundle_layout(autograder_zip):
         requirements = archive.read("requirements.txt").decode()
     assert {"setup.sh", "run_autograder", "requirements.txt", "rubric.toml"} <= names
     assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
-    assert f"grader/_bundled/{REFERENCE_HEAD}" in names and "grader/cli/" in names
+    assert f"grader/_bundled/{REFERENCE_HEAD}" in names and "grader/cli/__init__.py" in names
     assert not any("__pycache__" in name for name in names)
     assert rubric == project_file("rubrics/attention_head.toml").read_bytes()
     assert "hypothesis==" in requirements and "numpy==" in requirements

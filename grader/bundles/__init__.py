@@ -21,7 +21,7 @@ from grader import __version__, assignments
 from grader.assignments import Assignment, outside
 from grader.assignments.rubric import Rubric, rubric_toml
 from grader.bundles.notebook import handout_notebook
-from grader.bundles.wheel import wheel_entries, wheel_name, with_record
+from grader.bundles.wheel import package_files, wheel_entries, wheel_name, with_record
 from grader.errors import UsageError
 from grader.report import write_atomic
 from grader.resources import PACKAGE, project_file
@@ -123,10 +123,7 @@ def _grader_files(rubric: Rubric, secret: bytes | None) -> dict[str, bytes]:
         ).encode(),
         "rubric.toml": Path(rubric.path).read_bytes(),
     }
-    for path in sorted(PACKAGE.rglob("*")):
-        relative = path.relative_to(PACKAGE)
-        if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "_bundled":
-            entries[f"grader/{relative.as_posix()}"] = path.read_bytes()
+    entries |= package_files()
     for name in assignments.NAMES:
         for data_file in (assignments.get(name).reference, assignments.get(name).rubric):
             entries[f"grader/_bundled/{data_file}"] = project_file(data_file).read_bytes()

@@ -49,11 +49,7 @@ def wheel_entries() -> dict[str, bytes]:
             f"the installed {DISTRIBUTION} is version {distribution.version}, but this grader is {__version__}: "
             "install it again (pip install -e . in a checkout) before building its wheel"
         )
-    entries = {}
-    for path in sorted(PACKAGE.rglob("*")):
-        relative = path.relative_to(PACKAGE)
-        if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "_bundled":
-            entries[f"grader/{relative.as_posix()}"] = path.read_bytes()
+    entries = package_files()
     for folder in BUNDLED_FOLDERS:
         root = next(root / folder for root in (PACKAGE / "_bundled", PACKAGE.parent) if (root / folder).is_dir())
         for path in sorted(root.rglob("*")):
@@ -74,6 +70,17 @@ def wheel_entries() -> dict[str, bytes]:
             if text is not None:
                 entries[f"{info}/{name}"] = text.encode()
     return entries
+
+
+def package_files() -> dict[str, bytes]:
+    """The ``grader`` package as it is here, by its path in a wheel or a bundle: every file
+    but compiled ones and the data a built wheel bundles (``_bundled``, added by each)."""
+    files = {}
+    for path in sorted(PACKAGE.rglob("*")):
+        relative = path.relative_to(PACKAGE)
+        if path.is_file() and "__pycache__" not in relative.parts and relative.parts[0] != "_bundled":
+            files[f"grader/{relative.as_posix()}"] = path.read_bytes()
+    return files
 
 
 def with_record(entries: dict[str, bytes]) -> dict[str, bytes]:
