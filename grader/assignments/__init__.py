@@ -46,7 +46,36 @@ DEFAULT = "attention_head"
 class Function:
     """One function students write: its parameters as the handout names them, the
     signature feedback quotes, and the check modules that test it (its own name's, and
-    any of properties only it has, such as masking for attention)."""
+    any of properties only it has, such as masking for attention).
+
+    Fields:
+
+    name
+        The function's name, as the handout and the student's file spell it; the name the
+        checks call (``submission.<name>(...)``), and the key of the reference functions,
+        of :attr:`Mistakes.probes <grader.diagnoses.Mistakes.probes>` and of
+        :attr:`Mistake.function <grader.diagnoses.Mistake.function>`. Required. Example:
+        ``"layer_norm"``.
+    parameters
+        Its parameter names, in order, as the handout names them: the report's
+        counterexamples name each argument by them, and a :class:`Convention` names the
+        arguments it turns by them. Required. Example: ``("X", "gamma", "beta", "eps")``.
+    signature
+        The signature as the handout quotes it: feedback quotes it to a student whose
+        function is called with arguments it does not take ("the grader calls it as the
+        lesson defines it: ..."), and a notebook handout heads the function's cell with
+        it. Required. Example: ``"layer_norm(X, gamma, beta, eps=1e-5)"``.
+    check_modules
+        The check modules (``checks/<module>.py``, without ``.py``) that test it. A check
+        of one of them that fails makes the function's mistakes told, and ``%grade
+        <name>`` in a notebook runs those checks. Default ``()``: the module of its own
+        name. Example: ``("layer_norm", "rows")`` for a ``layer_norm`` also tested by
+        ``checks/rows.py``.
+
+    Example::
+
+        Function("layer_norm", ("X", "gamma", "beta", "eps"), "layer_norm(X, gamma, beta, eps=1e-5)")
+    """
 
     name: str
     parameters: tuple[str, ...]
@@ -55,6 +84,7 @@ class Function:
 
     @property
     def checked_by(self) -> tuple[str, ...]:
+        """The check modules that test it: :attr:`check_modules`, or its own name's."""
         return self.check_modules or (self.name,)
 
     def request(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
@@ -70,7 +100,32 @@ class Function:
 class Picture:
     """A call whose attention weights the HTML report draws, the submission's beside the
     reference's, with the sentence shown above them: the weights are the second value it
-    returns, ``weights_index`` into them (a head of a stack), a small 2-D matrix."""
+    returns, ``weights_index`` into them (a head of a stack), a small 2-D matrix.
+
+    An assignment's :attr:`Assignment.pictures` returns them by name. Where the student's
+    call does not return such weights (it raised, or returned no pair), the report says
+    there are no weights to show.
+
+    Fields:
+
+    function
+        The function called, one that returns a pair whose second value is the weights.
+        Example: ``"attend"``.
+    args
+        Its positional arguments, fixed arrays (as a probe's). Example:
+        ``(Q, K, V, np.tril(np.ones((4, 4), dtype=bool)))``.
+    caption
+        The sentence shown above the two pictures: the call, and what to look for. Example:
+        ``"attend(Q, K, V, mask) with a causal mask: weight above the diagonal must be 0"``.
+    weights_index
+        An index into the weights that gives a 2-D matrix, at most 8 on a side; default
+        ``()``: the weights themselves. Example: ``(0,)`` for head 0 of
+        ``(n_heads, n, n)`` weights.
+
+    Example::
+
+        Picture("attend", (Q, Q, V), "The handout's worked example: attend(Q, Q, V)")
+    """
 
     function: str
     args: tuple[Any, ...]
@@ -90,7 +145,54 @@ class Convention:
     it governs are told no sentence of the diagnosis that speaks of the convention (one with
     any of ``words``: the diagnoses are worded in the lesson's); the functions in ``answers``,
     whose answers follow the course's convention and which the course grades with checks
-    of its own, are told no named mistake at all."""
+    of its own, are told no named mistake at all.
+
+    Given to :func:`~grader.authoring.extend` (or an :class:`Assignment`) as
+    ``convention``. Every call of the student's code is turned, the diagnosis's probes
+    too; the checks then run live (the recorded examples are the lesson's calls), and
+    ``grader validate`` leaves out the mistakes of the functions it governs.
+
+    Fields:
+
+    description
+        What the course's convention is, in one sentence, for the handout and the course's
+        readers (the grader itself does not print it). Required. Example: ``"a boolean mask
+        is True where a query may not attend"``.
+    parameters
+        Function name -> the names of its parameters (as :attr:`Function.parameters` names
+        them) read the course's way: each such argument, positional or by keyword, unless
+        None, is turned with ``to_course`` as it is sent. Required. Example:
+        ``{"attend": ("mask",)}``.
+    to_course
+        Turns one argument's value from the lesson's convention into the course's.
+        Required. Example: a function that flips a boolean mask, importing numpy itself
+        (an assignment's ``__init__.py`` imports no numpy at load).
+    to_lesson
+        Turns it back: applied to the arguments named in ``parameters`` as the student's
+        call left them, before a check reads them (``args_after``). Required. Example: the
+        same function, for a flip.
+    answers
+        Functions whose answers follow the course's convention (a function that makes a
+        mask, returning True where a query may not attend): no diagnosis of them is told,
+        and their shipped checks, which compare with the lesson's answers, are for the
+        course's rubric to leave out (its own checks grade them). Default ``()``. Example:
+        ``("lower_mask",)``.
+    words
+        Beginnings of words that make a diagnosis speak of the convention: a sentence told
+        of a function in ``parameters`` (or of no one function) with a word starting with
+        one of them is not told. Default ``("mask", "True", "False", "tril", "triu")``.
+        Example: ``words=("mask", "True", "False")``.
+
+    Example (``tests/courses/attention_blocked/__init__.py`` is a complete one)::
+
+        def _flipped(mask):
+            import numpy as np
+            return np.logical_not(mask)
+
+        Convention("a boolean mask is True where a query may not attend",
+                   parameters={"attend": ("mask",)},
+                   to_course=_flipped, to_lesson=_flipped, answers=("lower_mask",))
+    """
 
     description: str  # for the handout and the course's readers
     parameters: Mapping[str, tuple[str, ...]]  # function -> its parameters read the course's way
@@ -101,6 +203,7 @@ class Convention:
 
     @property
     def governs(self) -> frozenset[str]:
+        """The functions it governs: those of :attr:`parameters` and of :attr:`answers`."""
         return frozenset((*self.parameters, *self.answers))
 
     def silences(self, function: str | None, sentence: str) -> bool:
@@ -114,11 +217,19 @@ class Convention:
         return speaks and (function is None or function in self.parameters)
 
     def sent(self, function: Function, args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-        """A call of the lesson's convention as the course's code receives it."""
+        """A call of the lesson's convention as the course's code receives it.
+
+        ``function``: the :class:`Function` called; ``args`` and ``kwargs``: the call's
+        arguments, in the lesson's convention. Returns them with each argument named in
+        :attr:`parameters` (not None) turned by :attr:`to_course`."""
         return self._turned(function, args, kwargs, self.to_course)
 
     def read_back(self, function: Function, args_after: list[Any]) -> list[Any]:
-        """The arguments a call left, in the lesson's convention again."""
+        """The arguments a call left, in the lesson's convention again.
+
+        ``function``: the :class:`Function` called; ``args_after``: its positional arguments
+        as the student's call left them, each one named in :attr:`parameters` turned back
+        by :attr:`to_lesson`."""
         return self._turned(function, args_after, {}, self.to_lesson)[0]
 
     def _turned(
@@ -138,7 +249,101 @@ class Convention:
 
 @dataclass(frozen=True, eq=False)
 class Assignment:
-    """What the grader needs of one lesson (see the module docstring)."""
+    """What the grader needs of one lesson (see the module docstring of :mod:`grader.assignments`).
+
+    A course's folder defines one as ``ASSIGNMENT`` in its ``__init__.py`` (or makes one
+    with :func:`~grader.authoring.extend`). That module must import no numpy: the four
+    callable fields import what needs it when first called. File names are relative to the
+    assignment's folder (a shipped assignment's, to the grader's project).
+
+    Fields an author gives (all required but ``convention``):
+
+    name
+        The assignment's name: ``--assignment NAME`` finds an installed or loaded one by
+        it, a rubric names it, and a notebook handout's ``%grade`` line too. Not a shipped
+        one's (``attention_head``, ``multi_head``). Example: ``"layer_norm"``.
+    title
+        What its report pages are headed with, and a notebook handout's first heading when
+        the template's module has no docstring. Example: ``"Layer normalisation"``.
+    functions
+        The :class:`Function` s students write, in the handout's order (a notebook
+        handout's cells follow the template, and its last section names the first).
+        Example: ``(Function("row_stats", ("X",), "row_stats(X)"), ...)``.
+    handout
+        The file students hand in, as the template names it; a notebook handout is the same
+        name with ``.ipynb``, and a counterexample's repro imports the module of that name.
+        Example: ``"layer_norm.py"``.
+    task
+        What that file holds, in words that complete "write ... in it" (said of an empty
+        file, or a notebook with no code cell). Example: ``"row_stats, layer_norm and
+        rms_norm from the handout"``.
+    reference
+        The reference head, a file like a student's: what ``grader validate`` grades for
+        full marks and writes each variant into, and what similarity leaves out. Example:
+        ``"solution.py"``.
+    rubric
+        The default rubric (TOML), used when a command is given none. Example:
+        ``"rubric.toml"``.
+    template
+        Each file handed to students -> its source in the folder. ``template[handout]`` is
+        the file they start from (``grader validate`` wants it to get 0, each function told
+        it is not written yet); ``export-student`` and the bundles hand these out. Example:
+        ``{"layer_norm.py": "template.py", "README.md": "handout.md"}``.
+    lesson_code
+        Code every student is given (the lesson's own), which similarity leaves out; ``""``
+        for none. Example: ``""``.
+    worked_example
+        ``(heading, code)``: the last section of a notebook handout, a cell to try the
+        functions on. Example: ``("Try it on the handout's example", "print(row_stats(X))")``.
+    reference_functions
+        A function of no arguments returning function name -> the trusted reference
+        function the checks and the diagnosis compare with (usually the reference file's
+        functions on float copies of their arguments). Example::
+
+            def _reference_functions():
+                from .calls import FUNCTIONS
+                return FUNCTIONS
+
+    small_calls
+        A function of no arguments returning function name -> ``(args, words)``: a call any
+        working version answers at once, and how feedback names it. A function that timed
+        out in a check is called on it: if it does not return there either, feedback says
+        it hangs on every input. Example: ``lambda: {"row_stats": ((np.eye(2),),
+        "row_stats(np.eye(2))")}``, written as a function that imports numpy itself.
+    mistakes
+        A function of no arguments returning the :class:`~grader.diagnoses.Mistakes`
+        (called only when a submission is diagnosed; return a module constant). Example::
+
+            def _mistakes():
+                from .mistakes import KNOWN
+                return KNOWN
+
+    pictures
+        A function of no arguments returning picture name -> :class:`Picture`: the weights
+        the HTML report draws. Example: ``pictures=dict`` for none.
+    convention
+        A :class:`Convention` of the course's own, where the lesson leaves a choice; default
+        ``None``: the lesson's.
+
+    Fields the grader fills in when it loads the assignment (an author leaves them out):
+    ``folder`` (the folder its files are named relative to; None: the grader's project),
+    ``check_packages`` (the Python packages of its checks, an extension's after its
+    base's), ``spec`` (how another process finds it again) and ``digest`` (of an outside
+    folder's files).
+
+    Example (``tests/courses/layer_norm/__init__.py`` is a complete one)::
+
+        ASSIGNMENT = Assignment(
+            name="layer_norm", title="Layer normalisation",
+            functions=(Function("layer_norm", ("X", "gamma", "beta", "eps"), "layer_norm(X, gamma, beta, eps=1e-5)"),),
+            handout="layer_norm.py", task="layer_norm from the handout",
+            reference="solution.py", rubric="rubric.toml",
+            template={"layer_norm.py": "template.py", "README.md": "handout.md"},
+            lesson_code="", worked_example=("Try it", "print(layer_norm(X, gamma, beta))"),
+            reference_functions=_reference_functions, small_calls=_small_calls,
+            mistakes=_mistakes, pictures=dict,
+        )
+    """
 
     name: str
     title: str  # what its pages are headed with: "Attention head"
@@ -194,10 +399,12 @@ class Assignment:
 
     @functools.cached_property
     def by_name(self) -> dict[str, Function]:
+        """Each :class:`Function` by its name."""
         return {function.name: function for function in self.functions}
 
     @property
     def function_names(self) -> tuple[str, ...]:
+        """The functions' names, in order."""
         return tuple(function.name for function in self.functions)
 
     def checks_of(self, name: str, check_ids: tuple[str, ...]) -> tuple[str, ...]:
@@ -210,7 +417,17 @@ class Assignment:
 @functools.cache
 def reference_module(relative: str | Path) -> ModuleType:
     """The reference head at ``relative`` (to the project; an outside assignment gives its
-    absolute path), loaded once into this trusted process: the reference wrappers call it."""
+    absolute path), loaded once into this trusted process: the reference wrappers call it.
+
+    ``relative``: the file's path, a string or a :class:`~pathlib.Path`; a course's folder
+    gives it with :func:`~grader.authoring.here`. Returns the module, loaded under a name of
+    its own (never the student's module name), once per process and path. Example::
+
+        _HEAD = reference_module(here(__file__, "solution.py"))
+
+        def layer_norm(X, gamma, beta, eps=1e-5):
+            return _HEAD.layer_norm(np.array(X, dtype=float), gamma, beta, float(eps))
+    """
     from grader.resources import project_file
 
     path = project_file(str(relative))
@@ -224,7 +441,11 @@ def reference_module(relative: str | Path) -> ModuleType:
 def get(name: str = DEFAULT) -> Assignment:
     """The assignment ``name`` finds: a shipped one, one loaded already in this process, an
     installed one (entry point group ``grader.assignments``), or the folder at that path; a
-    :class:`UsageError` says which exist otherwise."""
+    :class:`UsageError` says which exist otherwise.
+
+    ``name`` (default :data:`DEFAULT`): what ``--assignment`` takes. Example:
+    ``get("attention_head").function_names``.
+    """
     if name in NAMES:
         return _load(name)
     from grader.assignments import outside

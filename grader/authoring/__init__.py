@@ -29,6 +29,24 @@ An assignment folder (README, "Adding an assignment")::
 
 Its modules import each other relatively (``from .solution_calls import FUNCTIONS``): the
 grader imports the folder under a name of its own.
+
+What this module exports:
+
+- :class:`Assignment`: everything the grader knows of one lesson, ``ASSIGNMENT`` in the
+  folder's ``__init__.py``;
+- :class:`Function`: one function students write;
+- :class:`Picture`: a call whose attention weights the HTML report draws;
+- :class:`Convention`: a course's own reading of some arguments (a mask that is True where
+  a query may *not* attend);
+- :func:`extend`: a course's version of a shipped assignment;
+- :func:`reference_module`, :func:`here` and :func:`functions_of`: load the course's
+  reference head into the grader's process and pick its functions.
+
+A course's ``__init__.py`` imports no numpy (the grader reads it to score a report
+without numpy): the callables an :class:`Assignment` holds import what they need when
+called. ``tests/courses/layer_norm/`` is a complete course folder, and
+``tests/courses/attention_plus/`` and ``tests/courses/attention_blocked/`` extend the
+shipped ``attention_head``.
 """
 
 from __future__ import annotations
@@ -49,7 +67,27 @@ def extend(base: str, **changes: Any) -> Assignment:
     checks, mistakes and reference, with ``changes`` (any :class:`Assignment` field:
     ``name`` at least, and for instance its own ``rubric``, ``worked_example`` or
     ``template``, named relative to the course's folder). Checks in the course folder's
-    ``checks/`` are added to the base's; their modules need names of their own."""
+    ``checks/`` are added to the base's; their modules need names of their own.
+
+    Parameters:
+
+    base
+        The name of the assignment extended, as ``--assignment`` takes it (a shipped one:
+        ``"attention_head"``, ``"multi_head"``). Its files are kept where they are (by
+        their full paths), unless ``changes`` gives the course's own.
+    changes
+        Keyword arguments, each an :class:`Assignment` field and its new value. ``name`` is
+        required (a ``TypeError`` otherwise) and must not be a shipped assignment's. Files
+        (``reference``, ``rubric``, ``template``) are named relative to the course's folder.
+        The base's reference *functions* stay what the checks and diagnoses compare with: a
+        ``reference`` of the course's own is the head ``grader validate`` grades. Example:
+        ``rubric="rubric.toml"``, ``convention=BLOCKED``.
+
+    Returns the :class:`Assignment` to assign to ``ASSIGNMENT``. Example::
+
+        ASSIGNMENT = extend("attention_head", name="attention_plus", rubric="rubric.toml",
+                            worked_example=("Try it on the course's example", "Q = K = V = np.eye(3)"))
+    """
     if "name" not in changes:
         raise TypeError("extend() needs the course's own name for the assignment: extend(base, name=...)")
     shipped = get(base)
@@ -63,12 +101,28 @@ def extend(base: str, **changes: Any) -> Assignment:
 
 
 def functions_of(module: ModuleType, names: Iterable[str]) -> dict[str, Callable[..., Any]]:
-    """``names`` -> the functions a (reference) module defines by those names."""
+    """``names`` -> the functions a (reference) module defines by those names.
+
+    ``module``: a module, usually the reference head from :func:`reference_module`;
+    ``names``: the function names to pick (an ``AttributeError`` for one it lacks).
+    Returns a dict, name -> function, as :attr:`Assignment.reference_functions` and
+    :attr:`Mistakes.reference <grader.diagnoses.Mistakes.reference>` want it, where the
+    reference needs no wrapping. Example::
+
+        FUNCTIONS = functions_of(reference_module(here(__file__, "solution.py")), ("row_stats", "layer_norm"))
+    """
     return {name: getattr(module, name) for name in names}
 
 
 def here(file: str, relative: str) -> Path:
     """The path of ``relative`` beside the module whose ``__file__`` is ``file`` (an
-    assignment's reference wrappers: ``reference_module(here(__file__, "solution.py"))``)."""
+    assignment's reference wrappers: ``reference_module(here(__file__, "solution.py"))``).
+
+    ``file``: the calling module's ``__file__``; ``relative``: a path relative to that
+    module's folder. Returns an absolute :class:`~pathlib.Path`, wherever the grader runs
+    from (the course's folder is imported under a name of its own). Example::
+
+        SOLUTION = here(__file__, "solution.py")
+    """
     return Path(file).resolve().parent / relative
 

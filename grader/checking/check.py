@@ -65,6 +65,39 @@ def check(*, max_examples: int | None = None, **strategies: SearchStrategy[Any])
     example's drawn arguments reach ``submission.begin_example`` and how it ended reaches
     ``submission.end_example``: that is how :mod:`grader.engine.examples` records examples for
     replay and :mod:`grader.engine.traces` records how Hypothesis shrank a failure.
+
+    Parameters:
+
+    max_examples
+        How many examples Hypothesis runs at most, default ``None``: the grader's 40. A
+        larger number costs every submission time; a smaller one suits an expensive
+        property. Ignored by a check with no strategies. Example: ``@check(max_examples=20,
+        X=matrices())``.
+    strategies
+        One keyword per drawn argument of the check, each a Hypothesis strategy (build
+        arrays with :func:`~grader.checking.strategies.arrays` and
+        :func:`~grader.checking.strategies.sides`, so the course secret and shrinking
+        apply); the check is called with one drawn value for each, by name. Example:
+        ``@check(X=matrices(), eps=st.sampled_from((0.5, 2.0)))``.
+
+    The decorated function is ``test_<name>(submission, **drawn)`` in
+    ``checks/<module>.py``, with id ``<module>.<name>``. It fails by raising
+    :class:`~grader.checking.outcomes.CheckFailure` (every assertion of
+    :mod:`grader.checking.expect` does), whose message is what the student reads. A call of
+    the student's that raises, hangs or crashes is reported as such without the check's
+    help; any other exception of the check's own code (a plain ``assert`` included) is
+    reported as an error of the check itself ("please report this to your instructor"),
+    not as the student's failure. Example::
+
+        @check(X=matrices())
+        def test_rows_have_mean_zero(submission, X):
+            d = X.shape[1]
+            out = expect.array(submission.layer_norm(X, np.ones(d), np.zeros(d)), "layer_norm(X, 1, 0)")
+            expect.close(out.mean(axis=-1), np.zeros(len(X)), "the mean of each row of layer_norm(X, 1, 0)")
+
+        @check()
+        def test_handout_example(submission):   # no strategies: runs once
+            ...
     """
 
     def decorate(test: Callable) -> Callable:

@@ -2,6 +2,18 @@
 
 Tolerances are deliberate and live here: a head computing in float32 passes (relative
 error about 1e-6), one that rounds its weights to 3 decimals (error up to 5e-4) fails.
+
+A check imports this module as ``expect`` (``from grader.authoring.checks import
+expect``) and calls its assertions by name: :func:`array` and :func:`pair` read what the
+student's function returned, :func:`shape`, :func:`close`, :func:`finite`,
+:func:`unchanged`, :func:`same_attention` and :func:`holds` test it. Each takes a ``what``
+(or ``call``, ``message``): the words the student's feedback is made of, naming the value
+as the student would write it (``"layer_norm(X, gamma, beta)"``, ``"row 0 of A"``).
+:func:`describe` and :func:`close_mask` help write a check's own failure. Example::
+
+    out = expect.array(submission.layer_norm(X, gamma, beta), "layer_norm(X, gamma, beta)")
+    expect.shape(out, X.shape, "layer_norm(X, gamma, beta)")
+    expect.close(out, reference_layer_norm(X, gamma, beta), "layer_norm(X, gamma, beta)")
 """
 
 from __future__ import annotations
@@ -13,12 +25,22 @@ import numpy as np
 from grader.checking.outcomes import CheckFailure
 from grader.sandbox.wire import UnsupportedValue
 
+#: The relative tolerance of :func:`close` (and :func:`same_attention`) by default.
 RTOL = 1e-4
+#: The absolute tolerance of :func:`close` by default; a check that allows more for a value
+#: computed with more rounding adds to it: ``atol=expect.ATOL + slack``.
 ATOL = 1e-5
 
 
 def describe(value: Any) -> str:
-    """A short description of a returned value, for messages."""
+    """A short description of a returned value, for messages.
+
+    ``value``: anything a student's function returned. Example: ``describe(np.zeros((2, 3)))``
+    is ``"an array of shape (2, 3) and dtype float64"``; a tuple is ``"a tuple of 2
+    values"``, None ``"None"``::
+
+        raise CheckFailure(f"row_stats(X) should return a pair (mean, var); it returned {expect.describe(value)}")
+    """
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape} and dtype {value.dtype}"
     if isinstance(value, tuple):
@@ -30,7 +52,16 @@ def describe(value: Any) -> str:
 
 def array(value: Any, call: str, *, as_float: bool = True) -> np.ndarray:
     """``value`` as a (float) array, or a failure saying what came back instead. A list
-    of arrays of one shape (rows, say) is the array they stack into."""
+    of arrays of one shape (rows, say) is the array they stack into.
+
+    ``value``: what the student's function returned (through ``submission``); ``call``: the
+    call as the student would write it, for the message ("layer_norm(X) should return an
+    array; it returned None"); ``as_float`` (default True): the array converted to float64
+    (False: as it came, to check a dtype, such as a bool mask). Returns the array.
+    Example::
+
+        flags = expect.array(submission.constant_rows(X), "constant_rows(X)", as_float=False)
+    """
     if isinstance(value, tuple) and value and all(isinstance(item, np.ndarray) for item in value):
         if len({item.shape for item in value}) == 1:
             value = np.stack(value)
@@ -41,7 +72,14 @@ def array(value: Any, call: str, *, as_float: bool = True) -> np.ndarray:
 
 def pair(value: Any, call: str, names: tuple[str, str] = ("out", "A")) -> tuple[np.ndarray, np.ndarray]:
     """Two arrays from a call that returns a pair (attention's ``(out, A)``; ``names`` says
-    what the handout calls them), or a failure saying what came back instead."""
+    what the handout calls them), or a failure saying what came back instead.
+
+    ``value``: what the student's function returned; ``call``: the call as the student
+    would write it; ``names`` (default ``("out", "A")``): the two values' names in the
+    handout. Each part is read as by :func:`array` (float64). Example::
+
+        mean, var = expect.pair(submission.row_stats(X), "row_stats(X)", ("mean", "var"))
+    """
     first, second = names
     if not isinstance(value, tuple) or len(value) != 2:
         raise CheckFailure(f"{call} should return a pair ({first}, {second}); it returned {describe(value)}")
@@ -49,25 +87,59 @@ def pair(value: Any, call: str, names: tuple[str, str] = ("out", "A")) -> tuple[
 
 
 def shape(got: np.ndarray, expected: tuple[int, ...], what: str) -> None:
+    """``got`` has the shape ``expected``, or a failure ("layer_norm(X) has shape (3,),
+    expected (3, 4)").
+
+    ``got``: an array (from :func:`array`); ``expected``: the shape, a tuple of ints;
+    ``what``: the value, as the student would write it. Example::
+
+        expect.shape(out, (n, d), "layer_norm(X, gamma, beta)")
+    """
     if got.shape != tuple(expected):
         raise CheckFailure(f"{what} has shape {got.shape}, expected {tuple(expected)}", expected=expected, got=got.shape)
 
 
 def holds(condition: Any, message: str, *, expected: Any = None, got: Any = None) -> None:
+    """``condition`` is true (every entry, for an array), or a failure with ``message``: for
+    a property no other assertion states.
+
+    ``condition``: a bool or a bool array; ``message``: the whole sentence the student
+    reads; ``expected`` and ``got`` (default None): what the report's counterexample shows
+    as expected and got. Example::
+
+        expect.holds(flags.dtype == bool, f"constant_rows(X) should be a bool array; its dtype is {flags.dtype}")
+    """
     if not bool(np.all(condition)):
         raise CheckFailure(message, expected=expected, got=got)
 
 
 def close_mask(got: np.ndarray, expected: np.ndarray, *, rtol: float = RTOL, atol: float = ATOL) -> np.ndarray:
     """``np.isclose(got, expected, rtol, atol, equal_nan=True)`` for arrays, without its
-    argument handling: the checks compare tens of thousands of small arrays per batch."""
+    argument handling: the checks compare tens of thousands of small arrays per batch.
+
+    ``got`` and ``expected``: arrays of one shape (or that broadcast); ``rtol`` and ``atol``
+    default to :data:`RTOL` and :data:`ATOL`. Returns a bool array: where ``got`` is close
+    to ``expected``. An infinite expected value is close only to itself. Example::
+
+        wrong_rows = ~expect.close_mask(got, expected).all(axis=-1)
+    """
     y = np.asarray(expected, dtype=np.result_type(expected, 1.0))
     with np.errstate(invalid="ignore", over="ignore"):
         return (np.abs(got - y) <= atol + rtol * np.abs(y)) & np.isfinite(y) | (got == y) | (np.isnan(got) & np.isnan(y))
 
 
 def close(got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTOL, atol: float = ATOL) -> None:
-    """``got`` equals ``expected`` within tolerance, nan where expected is nan."""
+    """``got`` equals ``expected`` within tolerance, nan where expected is nan.
+
+    ``got``: the student's array; ``expected``: the reference's, computed after the call;
+    ``what``: the value as the student would write it; ``rtol`` and ``atol`` (defaults
+    :data:`RTOL`, :data:`ATOL`): ``|got - expected| <= atol + rtol * |expected|``. Checks
+    the shape first (:func:`shape`); the message names the first wrong entry ("the mean of
+    each row of layer_norm(X) is wrong at index [1]: got 0.5, expected 0"). Example::
+
+        expect.close(got, reference_layer_norm(X, gamma, beta), "layer_norm(X, gamma, beta)")
+        expect.close(got, expected, "row 0 of layer_norm(X, gamma, beta)", atol=expect.ATOL + slack)
+    """
     shape(got, expected.shape, what)
     ok = close_mask(got, expected, rtol=rtol, atol=atol)
     if ok.all():
@@ -88,13 +160,33 @@ def same_attention(
     rtol: float = RTOL,
     atol: float = ATOL,
 ) -> None:
-    """``(out, A)`` equals the expected pair; A is compared first, since out follows from it."""
+    """``(out, A)`` equals the expected pair; A is compared first, since out follows from it.
+
+    ``got``: the student's pair (from :func:`pair`); ``expected``: the reference's;
+    ``rtol`` and ``atol`` as in :func:`close`. The messages name them ``A`` and ``out``.
+    Example::
+
+        got = expect.pair(submission.attend(Q, K, V), "attend(Q, K, V)")   # a function returning (out, A)
+        expect.same_attention(got, reference_attend(Q, K, V))
+    """
     close(got[1], expected[1], "A", rtol=rtol, atol=atol)
     close(got[0], expected[0], "out", rtol=rtol, atol=atol)
 
 
 def unchanged(function: str, name: str, before: Any, after: Any) -> None:
-    """The argument ``name`` of ``function`` is as it was passed (``after``: as the call left it)."""
+    """The argument ``name`` of ``function`` is as it was passed (``after``: as the call left it).
+
+    ``function`` and ``name``: for the message ("layer_norm changed its argument X in
+    place; work on a copy instead"); ``before``: the check's own array, as it passed it (it
+    is never changed: the student's process got a copy); ``after``: that argument as the
+    student's call left it, from ``submission.call(..., return_args=True).args_after``.
+    ``before`` must be an array: for a number argument, compare it with :func:`holds`.
+    Example::
+
+        called = submission.call("layer_norm", [X, gamma, beta], return_args=True)
+        for name, before, after in zip(("X", "gamma", "beta"), (X, gamma, beta), called.args_after):
+            expect.unchanged("layer_norm", name, before, after)
+    """
     changed = (
         not isinstance(after, np.ndarray) or before.shape != after.shape
         or not np.array_equal(before, after, equal_nan=True)
@@ -103,6 +195,14 @@ def unchanged(function: str, name: str, before: Any, after: Any) -> None:
 
 
 def finite(got: np.ndarray, what: str) -> None:
+    """Every entry of ``got`` is finite, or a failure naming the first nan or inf ("layer_norm(X)
+    contains nan at index [2, 0]; every entry should be finite").
+
+    ``got``: an array (from :func:`array`); ``what``: the value, as the student would write
+    it. Example::
+
+        expect.finite(out, "layer_norm(X, np.ones(d), np.zeros(d))")
+    """
     bad = ~np.isfinite(got)
     if bad.any():
         index = [int(i) for i in np.argwhere(bad)[0]]

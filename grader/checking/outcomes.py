@@ -26,7 +26,30 @@ def outcome(error: BaseException | None) -> str:
 
 
 class CheckFailure(AssertionError):
-    """The submission answered, but the property under test does not hold."""
+    """The submission answered, but the property under test does not hold.
+
+    What a check raises to fail (every assertion of :mod:`grader.checking.expect` raises
+    it); raise it yourself for a property ``expect`` has no assertion for. The check is
+    reported ``failed``, kind ``wrong_answer``, with ``message`` as its feedback and the
+    calls of the failing example as its counterexample. It is an :class:`AssertionError`,
+    but a plain ``assert`` is not it: that is reported as an error of the check itself.
+
+    Parameters (kept as attributes of the same names):
+
+    message
+        The sentence the student reads: what was called, what is wrong, and what it should
+        be. Example: ``"row_stats(X) returns a mean of shape (4,), expected (4, 1)"``.
+    expected
+        What the counterexample in the report shows as expected (an array, a number, a
+        shape), keyword-only, default ``None``: none shown.
+    got
+        What it shows as what the student's code gave, keyword-only, default ``None``.
+
+    Example::
+
+        if not np.all(np.diff(out, axis=-1) >= 0):
+            raise CheckFailure("sort_rows(X) is not sorted along each row", expected=np.sort(X), got=out)
+    """
 
     status = "failed"
     kind = "wrong_answer"

@@ -34,6 +34,8 @@ import numpy as np
 from grader.diagnoses import inference, unfinished
 from grader.report import OBSERVED, UNFINISHED
 
+#: What :attr:`Answer.value` holds for a call that raised (the string ``"raised"``): compare
+#: with ``answer.value is RAISED``; :attr:`Answer.raised` then names the exception's type.
 RAISED = "raised"  # the answer of a call that raised
 
 
@@ -45,7 +47,33 @@ class Unanswered(Exception):
 
 @dataclass(frozen=True)
 class Probe:
-    """One call made to diagnose: the function, its positional and keyword arguments."""
+    """One call made to diagnose: the function, its positional and keyword arguments.
+
+    The diagnosis sends it to the student's code (in the sandbox) and, in the grader's own
+    process, to the reference and to each variant, always on copies of its arrays: nothing
+    a probe holds is ever changed. Probes are fixed inputs built once, at import, from
+    :func:`fixed_matrix` or literal arrays (never random draws), so every machine and every
+    submission gets the same calls.
+
+    Fields:
+
+    function
+        The name of the function to call, as the handout names it. It must be the key of
+        :attr:`Mistakes.probes` the probe is listed under: the student's function of this
+        name answers it, the reference of that key does. Example: ``"layer_norm"``.
+    args
+        The positional arguments, a tuple (arrays, numbers, ``None``); a call with one
+        argument is ``(X,)``. They are what :attr:`Answer.args_after` is compared with.
+        Example: ``(X, gamma, beta)``.
+    kwargs
+        Keyword arguments, default ``{}`` (none): a probe of an optional argument passed by
+        name. Example: ``{"eps": 0.5}``.
+
+    Example::
+
+        X = fixed_matrix(1, 3, 4)
+        Probe("layer_norm", (X, np.ones(4), np.zeros(4)), {"eps": 0.5})
+    """
 
     function: str
     args: tuple[Any, ...]
@@ -56,7 +84,36 @@ class Probe:
 class Answer:
     """What a call gave back (RAISED if it raised), its arguments after the call, and for a
     call that raised the exception's type and message (read to tell what kind of failure it
-    is, never shown)."""
+    is, never shown).
+
+    The diagnosis makes one per probe; an author reads them in a ``shows_in`` test, a
+    ``consequence``, a placeholder or an inference (as ``answers``, ``got`` or
+    ``expected``), and never builds one, except to test those functions.
+
+    Fields:
+
+    value
+        What the call returned, or :data:`RAISED` if it raised. The student's values come
+        back from the sandbox as arrays: a number is a 0-d array, a tuple stays a tuple
+        (``(out, A)``), and so does a list of arrays (``return [out, A]``); any other list
+        becomes an array. Example: ``answer.value is RAISED`` tells a raise.
+    args_after
+        The positional arguments as the call left them, in order, for the student's calls
+        (what :func:`changes_its_inputs` compares with :attr:`Probe.args`); default ``()``,
+        as for a call that raised or one made in the grader's process (reference,
+        variants). Example: ``same(answer.args_after[0], probe.args[0])`` is False when
+        the call changed its first argument in place.
+    raised
+        For a call that raised, the exception's type name (``"ValueError"``,
+        ``"NotImplementedError"``), when known; default ``None``. Example:
+        ``answer.raised == "AssertionError"``: an ``assert`` of the student's failed.
+    text
+        For a student's call that raised, the exception's own message (never shown to the
+        student); default ``""``. Example: ``"axes don't match array" in answer.text``.
+    line
+        The line of the student's file the exception was raised at, if known; default
+        ``None``.
+    """
 
     value: Any
     args_after: tuple[Any, ...] = ()
@@ -68,7 +125,34 @@ class Answer:
 @dataclass(frozen=True)
 class Evidence:
     """Every function's probes and the head's answers to them (a function whose probes went
-    unanswered has none)."""
+    unanswered has none).
+
+    What a :attr:`Mistake.consequence` is given, to say what a mistake does to this very
+    student's code from any of their answers.
+
+    Fields:
+
+    probes
+        :attr:`Mistakes.probes`: function name -> its probes, in order.
+    answers
+        Function name -> the student's answers, one per probe in the same order. A function
+        whose calls hung or crashed has no entry (read it with ``.get(name, [])``). A
+        function read through a batch of one (:attr:`Mistakes.batch_axis`) holds, once it
+        is read, the answers given through the batch axis, with that axis taken off.
+        Example: ``evidence.answers.get("row_stats", [])``.
+    unbatched
+        Function name -> its answers to the probes as they are, for a function read through
+        a batch of one (what it raised on the lesson's inputs); default ``{}``. Example:
+        ``evidence.unbatched.get("layer_norm", [])[0].raised``.
+
+    Example::
+
+        def changed_arguments(evidence):
+            calls = zip(evidence.probes["layer_norm"], evidence.answers.get("layer_norm", []))
+            changed = {index for probe, answer in calls
+                       for index, after in enumerate(answer.args_after) if not same(after, probe.args[index])}
+            return " and ".join(("X", "gamma", "beta")[i] for i in sorted(changed) if i < 3) or "an argument"
+    """
 
     probes: Mapping[str, list[Probe]]
     answers: Mapping[str, list[Answer]]
@@ -80,7 +164,195 @@ class Evidence:
 class Mistake:
     """A known mistake: its id, what to tell the student, the function it shows in, and
     either the variants that make it or a test of the answers for it. A mistake with
-    neither is one the inference alone names (a step of a function, :mod:`inference`)."""
+    neither is one the inference alone names (a step of a function, :mod:`inference`), or
+    the one a :class:`BatchAxis` names.
+
+    How it is found: the functions are read in the order of
+    :attr:`Mistakes.probes`. For a function whose answers differ from the reference's, each
+    of its mistakes, in the order of :attr:`Mistakes.mistakes`, is skipped unless every
+    function in ``builds_on`` was found right, then tested with ``shows_in`` if it has one,
+    else with its ``variants``. Unless one that matched is other than ``beside_answers``,
+    the function's inference (:attr:`Mistakes.inferred`) may then name more mistakes by
+    their ids. A mistake found is told (:meth:`told`) only if a check of its function
+    failed, and not if one of its ``echoes`` (or ``same_as``) was told before it.
+
+    Fields (the first three are required, the others have defaults):
+
+    id
+        The mistake's stable id, unique in the assignment: reports, the class page,
+        :attr:`Mistakes.by_id`, ``caught_by`` and ``grader validate`` name it so; a
+        :class:`~grader.diagnoses.inference.Step` or a :class:`BatchAxis` names it by it.
+        Example: ``"layer_norm_no_eps"``.
+    message
+        What the student reads, in their words: what their code does, why it is wrong, and
+        the fix, with the handout's section. It is filled in with :meth:`str.format` and two
+        fields, ``{consequence}`` (see ``consequence``) and ``{words}`` (see ``words``);
+        any other brace must be doubled (``{{`` and ``}}``): a stray ``{eps}`` raises
+        ``KeyError`` when the mistake is told, and then the student is told no diagnosis at
+        all (the grade stands). Example::
+
+            "layer_norm divides by sqrt(var) and never adds eps{consequence}. Divide by np.sqrt(var + eps)."
+
+    function
+        The name of the function whose code makes the mistake, a key of
+        :attr:`Mistakes.probes`: the mistake is tested on that function's answers to its
+        own probes only, and told only when one of that function's checks failed
+        (:attr:`~grader.assignments.Function.check_modules`). Example: ``"layer_norm"``.
+    variants
+        Functions that make exactly this mistake, each called as the student's function is
+        (the same arguments), written as a student would; a mistake with several common
+        spellings gives each. Default ``()``. The mistake is named when, for one of them,
+        the variant's answers differ from the reference's on at least one probe, the
+        student's answers equal the variant's on *every* probe (:func:`same`: within the
+        checks' tolerance; a raise matches a raise of any kind), and none of the student's
+        answers is a raise on purpose (``NotImplementedError``, a failed ``assert``). So a
+        variant that answers every probe as the reference does is never named: add a probe
+        that tells them apart (``grader validate`` says so). Variants run in the grader's
+        process on copies of the probes, once per process (their answers are kept), so
+        each must be deterministic. The diagnosis ignores them when ``shows_in`` is given.
+        ``grader validate`` grades each as a student's file (the reference with the
+        variant in place of ``function``): for that it must be a top-level ``def`` (not a
+        lambda, nor a function made by another) that uses only the names the reference's
+        file defines (``np``, the other functions by their students' names); validation
+        lists any other variant as not validated, and it still diagnoses. Example::
+
+            def layer_norm_no_eps(X, gamma, beta, eps=1e-5):
+                mean, var = row_stats(X)
+                return gamma * (X - mean) / np.sqrt(var) + beta
+
+            Mistake("layer_norm_no_eps", "layer_norm never adds eps ...", "layer_norm",
+                    variants=(layer_norm_no_eps,))
+
+    shows_in
+        A test of the answers, for a mistake no variant stands for (what it answers depends
+        on memory or chance, or it shows in what a call did to its arguments). It is
+        called as ``shows_in(probes, answers, expected)``: the function's probes
+        (``list[Probe]``), the student's answers to them (``list[Answer]``, in the same
+        order, with ``args_after``) and, third, the *reference's* answers to the same probes
+        (``list[Answer]``, computed in the grader's process: ``expected[i].value`` is what
+        the reference returned for ``probes[i]``, or :data:`RAISED`; they have no
+        ``args_after``). The mistake is named when it returns True. Default ``None``: the
+        ``variants`` decide. When it is given, the diagnosis does not use ``variants``
+        (``grader validate`` still grades them). Nothing checks that correct code fails the
+        test, as a variant's difference from the reference does: it is called only for a
+        function whose answers are wrong on some probe, or, with ``beside_answers``, right
+        on all of them; so make sure it is False for the reference's own answers. Example::
+
+            def answers_differ_on_repeat(probes, answers, expected):
+                # probes 1 and 2 are the same call: code computed from its inputs answers them alike
+                return not identical(answers[1].value, answers[2].value)
+
+            Mistake("layer_norm_nondeterministic", "layer_norm gives different answers to the same call ...",
+                    "layer_norm", shows_in=answers_differ_on_repeat)
+
+    builds_on
+        Names of *functions* (keys of :attr:`Mistakes.probes`, never mistake ids) that must
+        be right for this mistake to be tested: usually the helpers the function calls,
+        whose own mistakes would make a correct function's answers look like this one.
+        Default ``()``: tested whatever the other functions do. When any function named
+        here is not right in this run (wrong, unfinished, unanswered, or answering only
+        through a batch axis), the mistake is skipped without a word (the helper's own
+        mistakes are told, where they are known). "Right" is known only of functions read
+        *before* this one:
+        a mistake id, a misspelt name, a function listed after this one in
+        :attr:`Mistakes.probes`, or the mistake's own function is never right, so a mistake
+        that names one is **never** told. Copy it from an example only for a function that
+        calls that helper, and only if a student who makes this mistake has a right helper:
+        one who also gets the helper wrong is not told it. Example (told only where the
+        student's ``row_stats`` is right)::
+
+            Mistake("layer_norm_no_eps", "layer_norm never adds eps ...", "layer_norm",
+                    variants=(layer_norm_no_eps,), builds_on=("row_stats",))
+
+    consequence
+        A function of the :class:`Evidence` (every function's probes and this student's
+        answers) whose text replaces ``{consequence}`` in ``message``: what the mistake does
+        to this very student's code, read from their own answers, so that a consequence is
+        told only where the answers show it (return ``""`` where they do not). Default
+        ``None``: ``{consequence}`` becomes ``""``. It is called each time the mistake is
+        told, by a variant, a test or a step of the inference. A function whose calls hung
+        has no answers: read them with ``evidence.answers.get(name, [])``. If it raises,
+        the student is told no diagnosis at all. Example::
+
+            def constant_row_nan(evidence):
+                answers = evidence.answers.get("layer_norm", [])
+                if any(a.value is not RAISED and np.isnan(a.value).any() for a in answers):
+                    return ", so a row whose entries are all equal gives 0 / 0 = nan"
+                return ""
+
+            Mistake("layer_norm_no_eps", "layer_norm never adds eps{consequence}. ...",
+                    "layer_norm", variants=(layer_norm_no_eps,), consequence=constant_row_nan)
+
+    beside_answers
+        True for a mistake in what the function does *besides* its answers (it changes its
+        input arrays in place), which wrong answers may come with or not. Default
+        ``False``. It changes three things: the mistake is also tested on a function whose
+        answers are all right (only ``beside_answers`` mistakes are, and only by
+        ``shows_in``: no variant matches right answers); where it matches a function whose
+        answers are wrong too, the function's inference still reads them and may name more
+        mistakes (any other mistake that matched stops the inference); and where
+        ``grader validate`` finds it not named, it does not blame a variant that answers
+        every probe as the reference does (changing the inputs shows in no answer).
+        Example::
+
+            Mistake("layer_norm_changes_inputs", "layer_norm changes {consequence} in place ...",
+                    "layer_norm", shows_in=changes_its_inputs, beside_answers=True,
+                    consequence=changed_arguments)
+
+    same_as
+        The id of a helper's mistake (one of another function, read before this one) that
+        this one repeats in the function's own code: the step of the helper, made where the
+        function computes the helper's work itself (``layer_norm`` taking the sample
+        variance itself, as ``row_stats_sample_variance`` does in ``row_stats``). Default
+        ``None``. Where that mistake was told already in this run, this one is not told,
+        as the function may be calling that helper, and the student would read the same
+        fix twice; where it was not (the helper is right, or none of its checks failed),
+        this one is told as usual. The diagnosis reads it as one more id of ``echoes``;
+        the two differ in what they tell a reader of ``mistakes.py``. It changes nothing
+        when ``builds_on`` names the helper already (the helper is then right, and its
+        mistake never told). Example::
+
+            Mistake("layer_norm_sample_variance", "layer_norm normalises with the sample variance ...",
+                    "layer_norm", variants=(layer_norm_sample_variance,),
+                    same_as="row_stats_sample_variance")
+
+    echoes
+        Ids of other functions' mistakes (read before this one, usually its helpers') that
+        give this function this mistake's answers when it calls that helper: a normalisation
+        along the wrong axis in the helper makes the calling function look as if it took the
+        wrong axis itself. Default ``()``. Where any of them was told already in this run,
+        this mistake is not told (it may not be the student's own); where none was, it is
+        told as usual. It applies whether the mistake was found by a variant, a test or a
+        step of the inference; unlike ``builds_on``, it hides the mistake only behind a
+        helper's mistake that is actually told. Example::
+
+            Mistake("layer_norm_over_columns", "layer_norm normalises each column of X ...", "layer_norm",
+                    variants=(layer_norm_over_columns,),
+                    echoes=("row_stats_over_columns", "row_stats_over_columns_flat"))
+
+    words
+        What ``{words}`` in ``message`` says when no step of the inference gave words of its
+        own: when a variant or ``shows_in`` found the mistake, or a step whose words
+        :func:`~grader.diagnoses.search.proven` left out (two ways of the mistake explain the
+        answers alike). Default ``""``. A mistake the inference names from a
+        :class:`~grader.diagnoses.inference.Step` is told that step's ``words`` instead.
+        It matters only for a message that holds ``{words}``. Example::
+
+            Mistake("layer_norm_eps_misplaced", "layer_norm adds eps {words}: divide by np.sqrt(var + eps).",
+                    "layer_norm", words="in the wrong place")   # a Step("outside the square root", ...) says more
+
+    caught_by
+        Ids of the checks meant to catch the mistake (``"<module>.<name>"``, as the rubric
+        names them). Only ``grader validate`` reads it, never grading: it grades each
+        variant as a submission and fails unless each check named here is in the rubric and
+        does not pass (besides the mistake being named, and no other). Default ``()``:
+        validation then wants the variant to lose points on some check, and warns that the
+        mistake names no check. It matters only for a mistake with variants. Example::
+
+            Mistake("layer_norm_no_eps", "layer_norm never adds eps ...", "layer_norm",
+                    variants=(layer_norm_no_eps,),
+                    caught_by=("layer_norm.constant_row", "layer_norm.uses_eps"))
+    """
 
     id: str
     message: str
@@ -111,13 +383,24 @@ class Mistake:
 
     def told(self, evidence: Evidence, words: str = "") -> str:
         """The message for a head whose answers are ``evidence`` (``words``: the step the
-        inference found, for a message that names it)."""
+        inference found, for a message that names it).
+
+        ``message`` with ``{consequence}`` replaced by ``consequence(evidence)`` (``""``
+        without one) and ``{words}`` by ``words``, or by :attr:`words` where ``words`` is
+        empty. Handy to read a message as a student will::
+
+            mistake.told(Evidence(PROBES, {}), "the step's words")
+        """
         consequence = self.consequence(evidence) if self.consequence is not None else ""
         return self.message.format(consequence=consequence, words=words or self.words)
 
 
 # The student's own function as the diagnosis calls it: arguments in, its value out; a call
 # that raised raises :class:`HelperRaised`.
+#: The type of the student's own function as the diagnosis calls it (what
+#: :func:`student_function` returns, and what :attr:`Mistakes.over_helpers` is given):
+#: positional arguments in, the student's value out, each call made in the student's
+#: sandbox; a call that raised raises in turn, so the lesson's code around it raises too.
 StudentCall = Callable[..., Any]
 
 
@@ -133,12 +416,37 @@ class HelperRaised(Exception):
 @dataclass(frozen=True)
 class BatchAxis:
     """A function that code written for a batch may be: the id of that mistake, and which of
-    its arguments take the batch axis (the sequences, not the weights)."""
+    its arguments take the batch axis (the sequences, not the weights).
+
+    Given in :attr:`Mistakes.batch_axis`, under the function's name. A student who copied
+    code written for ``(batch, n, d)`` arrays (``X.transpose(0, 2, 1)``) raises on every
+    probe; the diagnosis then calls each probe again with a leading axis of one on the
+    arrays named here (``X[None]``), and if every answer comes back with a leading axis of
+    one, it names the mistake and reads the function's other mistakes from those answers.
+
+    Fields:
+
+    mistake
+        The id of the :class:`Mistake` to name (usually one with a ``consequence`` and no
+        variant); it must be in :attr:`Mistakes.mistakes`, or the student is told no
+        diagnosis at all. Example: ``"attention_needs_batch_axis"``.
+    arguments
+        The indices of the positional arguments that take the batch axis: the sequences,
+        not the weights (a mask broadcasts). Only arrays among them are given the axis.
+        Example: ``(0,)`` for ``layer_norm(X, gamma, beta)``, ``(0, 1, 2)`` for a function of
+        ``(Q, K, V, mask)``.
+
+    Example::
+
+        BatchAxis("layer_norm_needs_batch_axis", (0,))   # X, not gamma nor beta
+    """
 
     mistake: str
     arguments: tuple[int, ...]
 
     def batched(self, probe: Probe) -> Probe:
+        """``probe`` with a leading axis of one on each array among :attr:`arguments`
+        (``X`` becomes ``X[None]``); the other arguments and the keywords as they are."""
         args = tuple(arg[None] if i in self.arguments and isinstance(arg, np.ndarray) else arg for i, arg in enumerate(probe.args))
         return Probe(probe.function, args, probe.kwargs)
 
@@ -147,7 +455,19 @@ class BatchAxis:
 # to call the head (its own helpers, on inputs the inference chooses), how its helpers stand
 # (RIGHT, WRONG: read over the head's own, UNREADABLE: unfinished or unanswered), and how
 # every function read before it stands.
+#: The type of one function's inference (:attr:`Mistakes.inferred`):
+#: ``inferred(got, call, helpers, standing) -> Finding``, with ``got`` the student's answers
+#: to the function's probes, ``call`` a way to call the student's code on any
+#: :class:`Probe`, ``helpers`` how the function's helpers stand (:data:`RIGHT`,
+#: :data:`WRONG` or :data:`UNREADABLE`) and ``standing`` how each function read before it
+#: stands.
 Inferred = Callable[[list[Answer], Callable[[Probe], Answer], str, Mapping[str, str]], inference.Finding]
+#: How a function stands once read, as an inference is told (its ``helpers`` and
+#: ``standing`` arguments): :data:`RIGHT` (every answer the reference's), :data:`WRONG`
+#: (wrong answers, right only through a batch of one, right only over wrong helpers of the
+#: student's, or an unfinished function that still follows its input) and
+#: :data:`UNREADABLE` (unanswered, unfinished and no longer following its input, or right
+#: only over helpers that are unreadable themselves).
 RIGHT, WRONG, UNREADABLE = "right", "wrong", "unreadable"
 
 
@@ -157,7 +477,141 @@ class Mistakes:
     answers them, the mistakes in the order they are told, and optionally: each function's
     parameters and helpers (the functions it calls in the lesson), the lesson's function
     over the student's own helpers, an inference of each function, and the placeholders of
-    the lesson that an unfinished function returns."""
+    the lesson that an unfinished function returns.
+
+    What an assignment's ``mistakes`` callable returns (:attr:`Assignment.mistakes
+    <grader.assignments.Assignment.mistakes>`): build it once, as a module constant of
+    ``mistakes.py`` (the reference's and the variants' answers are kept per
+    :class:`Mistakes` object), and a course's ``mistakes.py`` that fails is refused when
+    the assignment loads. When a diagnosis runs (a check failed on a wrong or raising
+    answer, and none timed out or crashed), every function in ``probes`` is called on its
+    probes and read in turn, and what is found is told of the functions whose checks
+    failed: nothing of a function right on every probe (except a ``beside_answers``
+    mistake), a sentence for an unfinished one, else its mistakes and what the inference
+    proves or observes.
+
+    Fields (the first three are required, the others default to ``{}``: none):
+
+    probes
+        Function name -> the :class:`Probe` s it is called on, in order. Only the functions
+        listed here are diagnosed. The keys' order is the order they are read in: list a
+        function after the functions it calls (``row_stats`` before ``layer_norm``), since
+        ``builds_on``, ``echoes``, ``same_as``, ``helpers`` and the inference see only
+        functions read before. Each probe's ``function`` is its key. Choose probes that tell
+        each variant apart from the reference and from the other variants (a wide, a square
+        and a tall matrix, a constant row, an optional argument passed). Example::
+
+            probes={
+                "row_stats": [Probe("row_stats", (WIDE,)), Probe("row_stats", (SQUARE,))],
+                "layer_norm": [Probe("layer_norm", (WIDE, GAMMA, BETA)),
+                               Probe("layer_norm", (WIDE, GAMMA, BETA), {"eps": 0.5})],
+            }
+
+    reference
+        Function name -> the trusted function that answers the probes, for every key of
+        ``probes`` (usually the assignment's reference wrappers). A function whose answers
+        equal the reference's on every probe (:func:`same`) is right: no mistake of it is
+        told, except a ``beside_answers`` one. Example: ``reference=FUNCTIONS``, with
+        ``FUNCTIONS = {"row_stats": row_stats, "layer_norm": layer_norm}``.
+    mistakes
+        Every known :class:`Mistake`, of every function, in the order they are tested and
+        told (a report lists one function's mistakes in this order); each ``id`` once.
+        Example: ``mistakes=(row_stats_over_columns, layer_norm_no_eps)``, or a tuple of
+        ``Mistake(...)`` written in place.
+    parameters
+        Function name -> its parameter names in order, as the handout names them. Used only
+        to tell an unfinished function that returns one of its arguments unchanged ("layer_norm
+        returns its input X unchanged: is it written yet?"); without it, such a function is
+        read as a wrong one (its mistakes tested, its inference run). Example::
+
+            parameters={function.name: function.parameters for function in ASSIGNMENT.functions}
+
+    helpers
+        Function name -> the functions it calls in the lesson, each read before it.
+        It changes four things: ``over_helpers`` is tried only for a function whose helpers
+        are not all right; the inference is told how the helpers stand (the worst of them:
+        :data:`RIGHT` when a function has none, :data:`UNREADABLE` for a helper not read
+        before it); a stub's sentence is not said where a stub among the helpers, and
+        theirs, may be what the function passes on (:attr:`Stub.comes_from`); and a
+        function that answers only through a batch of one is not told so where a helper of
+        it needed the batch too. Example: ``helpers={"layer_norm": ("row_stats",)}``.
+    over_helpers
+        Function name -> the lesson's function written over the student's own helpers:
+        ``over_helpers[name](student)`` returns a list of functions, one per way the lesson
+        may call them, where ``student(helper, **kwargs)`` is the student's ``helper`` as a
+        :data:`StudentCall` (each call made in the sandbox, with ``kwargs`` added). Where a
+        function is wrong, its helpers (``helpers``) are not all right, and one of these
+        gives every answer the student's function gave (raises of the same kind included),
+        the function is taken to be right over wrong helpers: none of its mistakes is told
+        (its helpers' are, where they are made), and the functions that call it see it
+        :data:`WRONG` (or :data:`UNREADABLE`, over unreadable helpers). Without ``helpers``
+        for the function, it is never tried. Example::
+
+            def layer_norm_over(student):
+                def layer_norm(X, gamma, beta, eps=1e-5):
+                    mean, var = student("row_stats")(X)
+                    return gamma * (X - mean) / np.sqrt(var + eps) + beta
+                return [layer_norm]
+
+            over_helpers={"layer_norm": layer_norm_over}
+
+    inferred
+        Function name -> its inference (an :data:`Inferred`), called for a wrong function
+        when no mistake other than a ``beside_answers`` one matched: ``inferred(got, call,
+        helpers, standing)``, with ``got`` the student's answers to the function's probes,
+        ``call(probe)`` the student's :class:`Answer` to any probe (to call their helpers
+        on inputs of its choosing), ``helpers`` how the function's helpers stand, and
+        ``standing`` how each function read before it stands. It returns a
+        :class:`~grader.diagnoses.inference.Finding`: each step's ``mistake`` must be an id
+        of ``mistakes`` (it is told with the step's words), and each observed sentence is
+        told as an ``observed`` entry. See :mod:`grader.authoring.steps`. Example::
+
+            def infer_layer_norm(got, call, helpers, standing):
+                probes = [(probe.args, probe.kwargs) for probe in PROBES["layer_norm"]]
+                wrong = proven(explain(LAYER_NORM, probes, values_read(got)))
+                return finding(wrong, "layer_norm divides by") if wrong is not None else Finding([], [])
+
+            inferred={"layer_norm": infer_layer_norm}
+
+    placeholders
+        Function name -> ``placeholder(probes, answers)``, which returns a :class:`Stub`
+        for an unfinished function of the lesson's own kind (``X - mean`` not yet divided,
+        uniform weights), else None. It is asked only for a wrong function that none of the
+        generic placeholders fits (:mod:`grader.diagnoses.unfinished`: NotImplementedError,
+        None, zeros, an argument returned, one answer whatever the input). A stub's sentence
+        is told (id ``unfinished``), and nothing else of the function. Example::
+
+            def layer_norm_placeholder(probes, answers):
+                centred = [p.args[0] - p.args[0].mean(axis=-1, keepdims=True) for p in probes]
+                if all(a.value is not RAISED and same(a.value, c) for a, c in zip(answers, centred)):
+                    return Stub("layer_norm returns X - mean, not yet divided by np.sqrt(var + eps): is it finished?",
+                                follows_input=True, kind="centred")
+                return None
+
+            placeholders={"layer_norm": layer_norm_placeholder}
+
+    batch_axis
+        Function name -> a :class:`BatchAxis`, for a function students may write for a
+        leading batch axis. Where it raised on every probe (not ``NotImplementedError``),
+        each probe is sent again with those arguments given a leading axis of one; if every
+        answer comes back with that axis, the BatchAxis's mistake is named, and the function
+        is read on from those answers (that axis taken off): its other mistakes are told as
+        usual, and ``Evidence.unbatched`` keeps what it raised. It then stands
+        :data:`WRONG`, even where those answers are right. Example::
+
+            batch_axis={"layer_norm": BatchAxis("layer_norm_needs_batch_axis", (0,))}
+
+    A complete small one (``tests/courses/layer_norm/mistakes.py`` is a worked example)::
+
+        KNOWN = Mistakes(
+            probes={"layer_norm": [Probe("layer_norm", (fixed_matrix(1, 3, 4), GAMMA, BETA))]},
+            reference=FUNCTIONS,
+            mistakes=(
+                Mistake("layer_norm_no_eps", "layer_norm never adds eps ...", "layer_norm",
+                        variants=(layer_norm_no_eps,), caught_by=("layer_norm.uses_eps",)),
+            ),
+        )
+    """
 
     probes: Mapping[str, list[Probe]]
     reference: Mapping[str, Callable]
@@ -177,6 +631,8 @@ class Mistakes:
 
     @functools.cached_property
     def by_id(self) -> dict[str, Mistake]:
+        """Each mistake by its id (``known.by_id["layer_norm_no_eps"]``); of two with one id,
+        the last."""
         return {mistake.id: mistake for mistake in self.mistakes}
 
 
@@ -184,13 +640,31 @@ MAX_PICTURE_SIDE = 8
 
 
 def fixed_matrix(seed: int, rows: int, cols: int, scale: float = 1.0) -> np.ndarray:
-    """A probe's matrix: fixed, one-decimal values, the same on every machine and readable."""
+    """A probe's matrix: fixed, one-decimal values, the same on every machine and readable.
+
+    ``seed``: which matrix (any int; give each probe matrix its own, so none equals another
+    by chance); ``rows`` and ``cols``: its shape; ``scale`` (default 1.0): a factor applied
+    after rounding (values about N(0, 1) rounded to one decimal, times ``scale``: large
+    scores for a probe of overflow). Returns a float64 array. Example::
+
+        WIDE, SQUARE, LARGE = fixed_matrix(1, 3, 4), fixed_matrix(2, 3, 3), fixed_matrix(3, 2, 4, 30.0)
+    """
     return np.round(np.random.default_rng(seed).normal(size=(rows, cols)), 1) * scale
 
 
 def weights(answer: Answer, index: tuple[int, ...] = ()) -> list[list[float | None]] | None:
     """A from an answer ``(out, A)`` (``A[index]``) as rows of numbers (None for nan or inf),
-    or None when the answer holds no small 2-D A there."""
+    or None when the answer holds no small 2-D A there.
+
+    ``answer``: an :class:`Answer` whose value is a pair (the weights second); ``index``
+    (default ``()``: A itself): picks a 2-D matrix out of a stack, ``(0,)`` for head 0 of
+    ``(n_heads, n, n)`` weights. "Small" is at most 8 on a side; entries are rounded to 4
+    decimals. It is what the report draws for a :class:`~grader.assignments.Picture`, and
+    a consequence may read the student's weights with it. Example::
+
+        A = weights(answer)            # [[0.5, 0.5], [0.1, 0.9]], or None
+        head_0 = weights(answer, (0,))
+    """
     value = answer.value
     if not isinstance(value, tuple) or len(value) != 2:
         return None
@@ -219,7 +693,20 @@ def run(function: Callable, probe: Probe) -> Answer:
 
 def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
     """Equal answers: both raised, or the same structure of arrays with the same kind
-    (bool or number) and shape, equal within tolerance, nan where nan."""
+    (bool or number) and shape, equal within tolerance, nan where nan.
+
+    How the diagnosis compares answers (a student's with the reference's or a variant's),
+    as the checks do: ``got`` and ``expected`` are answer values (arrays, tuples of them,
+    numbers, None, or :data:`RAISED`). Strings are equal only to the same string (two
+    raises are equal, whatever their exceptions); tuples part by part; None only to None;
+    else arrays of one shape, both bool or both not, within
+    ``atol + 1e-4 * abs(expected)`` (``atol`` default 1e-5), nan where nan, and an infinite
+    expected value only to itself. A float32 answer is the same as a float64 one.
+    Example::
+
+        same(answer.value, reference(*probe.args))
+        same(answer.args_after[0], probe.args[0])    # False: the call changed its first argument
+    """
     if isinstance(got, str) or isinstance(expected, str):
         return isinstance(got, str) and isinstance(expected, str) and got == expected
     if isinstance(got, tuple) or isinstance(expected, tuple):
@@ -249,7 +736,15 @@ def same_answer(got: Answer, expected: Answer) -> bool:
 
 
 def identical(a: Any, b: Any) -> bool:
-    """The same answer bit for bit (nan where nan)."""
+    """The same answer bit for bit (nan where nan).
+
+    ``a`` and ``b``: answer values; tuples and lists compare item by item, strings and None
+    only to themselves, arrays with :func:`numpy.array_equal` (no tolerance). For a
+    ``shows_in`` test that tells the very same call answered twice apart, where :func:`same`
+    would forgive a small difference. Example::
+
+        identical(answers[1].value, answers[2].value)   # probes 1 and 2 are the same call
+    """
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
     if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
@@ -261,7 +756,17 @@ def identical(a: Any, b: Any) -> bool:
 
 
 def changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answer]) -> bool:
-    """A :attr:`Mistake.shows_in` test: some call left an argument changed."""
+    """A :attr:`Mistake.shows_in` test: some call left an argument changed.
+
+    ``probes`` and ``answers``: the function's probes and the student's answers to them.
+    True when, for some probe, an argument the student's call left (``args_after``)
+    differs from what the probe passed (:func:`same`); calls that raised leave none and do
+    not count, and the third argument (``_``, the reference's answers) is not read. Give it with
+    ``beside_answers=True``, so that it is tested on right answers too. Example::
+
+        Mistake("layer_norm_changes_inputs", "layer_norm changes its arguments in place ...",
+                "layer_norm", shows_in=changes_its_inputs, beside_answers=True)
+    """
     return any(
         answer.args_after and not all(same(after, before) for after, before in zip(answer.args_after, probe.args))
         for probe, answer in zip(probes, answers)
@@ -270,13 +775,31 @@ def changes_its_inputs(probes: list[Probe], answers: list[Answer], _: list[Answe
 
 def values_read(got: list[Answer]) -> list[Any]:
     """The answers' values as an inference reads them: a raise on purpose (NotImplementedError,
-    an assert) marked :data:`inference.REFUSED`, as it proves nothing of any step."""
+    an assert) marked :data:`inference.REFUSED`, as it proves nothing of any step.
+
+    ``got``: the student's answers (an inference's first argument). Returns their values in
+    order, each raise a string: ``"refused"`` for a raise on purpose, :data:`RAISED` for
+    any other. What :func:`~grader.diagnoses.search.explain` takes as ``values``. Example::
+
+        explained = explain(MODEL, [probe.args for probe in PROBES["layer_norm"]], values_read(got))
+    """
     return [inference.REFUSED if answer.raised in DELIBERATE else answer.value for answer in got]
 
 
 def student_function(call: Callable[[Probe], Answer], function: str, **kwargs: Any) -> StudentCall:
     """The head's own ``function`` as the lesson's code calls it: its value, or
-    :class:`HelperRaised` where the call raised."""
+    :class:`HelperRaised` where the call raised.
+
+    ``call``: how the diagnosis calls the student's code (an inference's second argument);
+    ``function``: the name of the student's function; ``kwargs``: keyword arguments added to
+    every call (``ddof=0``). The function returned takes positional arguments only. Where
+    the lesson's code runs around it (:attr:`Mistakes.over_helpers`), a raise of the
+    student's function makes the lesson's function raise the same kind of exception.
+    Example::
+
+        own_row_stats = student_function(call, "row_stats")
+        mean, var = own_row_stats(X)
+    """
 
     def student(*args: Any) -> Any:
         answer = call(Probe(function, args, kwargs))

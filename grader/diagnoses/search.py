@@ -37,18 +37,50 @@ from grader.diagnoses.inference import RAISED, Step, cached, close, refused, sha
 
 # A table maps each way of a step to what it does. A way may be a tuple of steps (two steps taken
 # together, where only some pairs are searched): an explanation lists its steps one by one.
+#: A step table: each way of one step (a :class:`~grader.diagnoses.inference.Step`, or a
+#: tuple of steps taken together) -> what that way does, any value ``compute`` uses (a
+#: function, a number, a flag). The lesson's way (:func:`~grader.diagnoses.inference.ok`)
+#: comes first. Example: ``{ok("/"): lambda s, c: s / c, Step("//", "floor_division"): lambda s, c: s // c}``.
 Table = Mapping[Any, Any]
 # How a head's raise is read: it proves nothing (UNREAD), it fits only a way that raises too (ANY),
 # or one that raises the same way, a raise on purpose apart from an accident (KIND).
+#: How :func:`explain` reads a probe the head raised on (its ``raises``): ``UNREAD`` (the
+#: default, ``"unread"``) proves nothing of any way; ``ANY`` fits only a way that raises on
+#: it too; ``KIND`` fits only a way that raises alike, so a raise on purpose (``"refused"``,
+#: from :func:`grader.diagnoses.values_read`) fits no way, as ways raise only by accident.
 UNREAD, ANY, KIND = "unread", "any", "kind"
 # One way of every step, by table name: what ``compute`` is given (the tables' values).
+#: What :attr:`Model.compute` is given first: table name -> the value of the way chosen in
+#: that table (``ways["shift"](x)``).
 Ways = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class Stage:
     """Tables searched together, the probes (by index) that tell their ways apart, and the
-    part of an answer they read (None: all of it)."""
+    part of an answer they read (None: all of it).
+
+    Fields:
+
+    tables
+        Names of :attr:`Model.tables` searched together: every way of each, with every
+        combination that survived the stages before. A table not chosen yet takes the
+        lesson's way. Required. Example: ``("variance", "divisor")``.
+    probes
+        Indices (into :func:`explain`'s ``probes``) of the probes that tell these tables'
+        ways apart, and that only the tables chosen so far affect; default ``None``: every
+        probe. Example: ``(0, 1, 2)``, the unmasked probes, before a stage of the mask.
+    part
+        A function applied to the way's answer and to the head's before they are compared
+        (:func:`same_value`), to read only what this stage's tables decide; default
+        ``None``: the whole answer. It gets any value the student returned (not a raise),
+        so it must not raise. Example: ``lambda answer: answer[1] if isinstance(answer,
+        tuple) and len(answer) == 2 else answer``, the ``var`` of ``(mean, var)``.
+
+    Example::
+
+        Stage(("variance", "divisor"), (0, 1, 2), lambda answer: answer)
+    """
 
     tables: tuple[str, ...]
     probes: tuple[int, ...] | None = None  # None: every probe
@@ -58,7 +90,38 @@ class Stage:
 @dataclass(frozen=True)
 class Model:
     """A function as steps: its tables, the stages they are searched in (every table in one
-    stage), and ``compute(ways, *args)``, the function's answer made one way."""
+    stage), and ``compute(ways, *args)``, the function's answer made one way.
+
+    Fields:
+
+    tables
+        Table name -> its :data:`Table`. Required. Example:
+        ``{"variance": VARIANCES, "divisor": DIVISORS}``.
+    stages
+        The :class:`Stage` s, in the order they are searched; each table is in exactly one.
+        An explanation lists its steps table by table in this order. Required. Example:
+        ``(Stage(("variance", "divisor")),)``.
+    compute
+        ``compute(ways, *probe)``: the function's answer made with one way of every step,
+        where ``ways`` is a :data:`Ways` and ``probe`` one of :func:`explain`'s probes,
+        unpacked (copies of its arrays). A raise is the answer :data:`RAISED`. Required.
+        Example: ``def layer_norm(ways, X, gamma, beta): return gamma * (X - X.mean(axis=-1,
+        keepdims=True)) / ways["divisor"](ways["variance"](X), 1e-5) + beta``.
+    shared
+        A name under which every combination's answers are kept for the process, for a
+        model whose ways call none of the student's functions (they answer the same for
+        every head), searched on probes that are module constants; default ``None``: kept
+        for one :func:`explain` only. Example: ``shared="layer_norm.steps"``.
+    atol
+        How far a head's answer may be from a way's, default ``1e-5`` (with a relative
+        tolerance of 1e-4, as the checks). Example: ``atol=5e-4`` for a head that rounds to
+        3 decimals.
+    most_alive
+        Most combinations left alive after a stage, default ``None`` (no bound): past it
+        the search stops with no explanation, as the stage's probes told its ways apart
+        hardly at all (the head raised on them). Example: ``most_alive=2000`` for a product
+        of thousands of ways.
+    """
 
     tables: Mapping[str, Table]
     stages: tuple[Stage, ...]
@@ -87,11 +150,15 @@ class Model:
             return RAISED
 
     def order(self) -> tuple[str, ...]:
+        """The table names, stage by stage: the order of an explanation's steps."""
         return tuple(name for stage in self.stages for name in stage.tables)
 
     def answer_of(self, chosen: Mapping[str, Step], probe: Any) -> Any:
         """:meth:`answer`, kept for the process where the model is :attr:`shared` (``probe``
-        is then a module constant: the cache holds it, so its id stays its own)."""
+        is then a module constant: the cache holds it, so its id stays its own).
+
+        ``chosen``: table name -> the way chosen (a table left out takes the lesson's way);
+        ``probe``: one of :func:`explain`'s probes."""
         if self.shared is None:
             return self.answer(chosen, probe)
         key = (self.shared, tuple(chosen.get(name) for name in self.tables))
@@ -104,7 +171,20 @@ def explain(
     """Every combination of ways (a step per table, in the stages' order) that gives each
     value the head answered on the probes (``values[i]`` to ``probes[i]``; a value that is a
     string is a raise, read as ``raises`` says); ``prefer_alike``: of those, the ones that
-    raise exactly where the head raised, if any (else the caller weighs raises itself)."""
+    raise exactly where the head raised, if any (else the caller weighs raises itself).
+
+    ``model``: the :class:`Model`; ``probes``: each a tuple of the arguments ``compute``
+    takes after ``ways`` (``probe.args`` of each :class:`~grader.diagnoses.Probe`, or
+    ``(args, kwargs)`` for a ``compute`` that takes them so); ``values``: the head's answers
+    in the same order, as :func:`grader.diagnoses.values_read` gives them;
+    ``prefer_alike`` (default True); ``raises`` (default ``"unread"``, or :data:`ANY`,
+    :data:`KIND`). Each explanation is a tuple of :class:`~grader.diagnoses.inference.Step`
+    s; none is returned when the head raised on every probe, when a stage leaves more than
+    :attr:`Model.most_alive` alive, or when no combination fits. Example::
+
+        explained = explain(MODEL, [probe.args for probe in PROBES["layer_norm"]], values_read(got))
+        wrong = proven(explained)     # None: nothing proven
+    """
     if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
         return []
     alive: list[dict[str, Step]] = [{}]
@@ -148,7 +228,14 @@ def proven(explained: Sequence[tuple[Step, ...]]) -> list[Step] | None:
     where every explanation takes that mistake the same way: where two ways of one mistake
     explain the answers alike (the first or the last head, on probes of two heads), the words
     of either would be a guess, so the step keeps its id and loses its words (the mistake's
-    own words are said)."""
+    own words are said).
+
+    ``explained``: what :func:`explain` returned. Returns the steps to name, or None when
+    nothing is proven. Example::
+
+        wrong = proven(explain(MODEL, probes, values))
+        found = finding(wrong, "layer_norm divides by") if wrong is not None else Finding([], [])
+    """
     wrong = shared_wrong(explained)
     if wrong is None:
         return None
@@ -170,7 +257,12 @@ def _fits(want: Any, got: Any, part: Callable[[Any], Any] | None, raises: str = 
 def same_value(got: Any, want: Any, atol: float = 1e-5) -> bool:
     """Equal within the checks' tolerance: arrays of one shape, or, where the way answers a
     tuple (``(out, A)``), tuples of them part by part. A head's list or tuple of numbers
-    stands for the array it holds."""
+    stands for the array it holds.
+
+    ``got``: the head's value; ``want``: the way's; ``atol``: as in
+    :func:`~grader.diagnoses.inference.close` (default 1e-5). Example:
+    ``same_value(value, (out, A))``.
+    """
     if isinstance(want, tuple):
         return isinstance(got, tuple) and len(got) == len(want) and all(same_value(a, b, atol) for a, b in zip(got, want))
     return close(got, want, atol)
@@ -179,7 +271,15 @@ def same_value(got: Any, want: Any, atol: float = 1e-5) -> bool:
 def remembered(call: Callable[..., Any]) -> Callable[..., Any]:
     """``call`` (a student's helper) answering each list of arguments once: many ways of
     the steps before it give it the same arrays. A call that raised gives RAISED, and a
-    way that needs its value raises in turn."""
+    way that needs its value raises in turn.
+
+    ``call``: a function of positional arguments returning the student's value, or a
+    string for a raise (as ``lambda *args: call(Probe("row_stats", args)).value`` does).
+    Use it to make one of the student's helpers a way of a step. Example::
+
+        own_row_stats = remembered(lambda *args: call(Probe("row_stats", args)).value)
+        STATS = {ok("the handout's statistics"): handout_row_stats, ok("calls row_stats"): own_row_stats}
+    """
     seen: dict[tuple, Any] = {}
 
     def once(*args: Any) -> Any:

@@ -28,7 +28,47 @@ NOT_IMPLEMENTED = "NotImplementedError"
 @dataclass(frozen=True)
 class Stub:
     """What an unfinished function does, in a sentence, and whether its answers still follow
-    its input (then the functions that call it can be read over it)."""
+    its input (then the functions that call it can be read over it).
+
+    :func:`described` makes the generic ones; an assignment returns its own from a
+    placeholder (:attr:`Mistakes.placeholders <grader.diagnoses.Mistakes.placeholders>`)
+    for an unfinished function of its lesson's kind. Once a function is found unfinished,
+    its sentence is told (as ``"id": "unfinished"``, which names no mistake) and nothing
+    else of it is read.
+
+    Fields:
+
+    sentence
+        What the student reads: what the function returns, as a question, never a mistake
+        (it has not tried yet), with what is left to write. Required. Example:
+        ``"layer_norm returns X - mean, not yet divided by np.sqrt(var + eps): is it finished?"``.
+    follows_input
+        Whether its answers still follow its input (``X - mean``, its input unchanged),
+        default ``False``. True: it stands :data:`~grader.diagnoses.WRONG`, and the
+        inference of a function that calls it is told its helpers are wrong (it may read
+        that function over the student's helper). False (None, zeros, a constant): it
+        stands :data:`~grader.diagnoses.UNREADABLE`, and that inference is told its helpers
+        are unreadable (the shipped ones then read only the calling function's own code).
+        Either way, a mistake that ``builds_on`` it is not tested. Example:
+        ``follows_input=True`` for ``X - mean`` not yet divided.
+    kind
+        What it does, in a word, default ``""``; other stubs' ``comes_from`` name it. The
+        generic kinds are ``"not_implemented"``, ``"none"``, ``"none_part"``, ``"zeros"``,
+        ``"input"`` and ``"constant"``. Example: ``kind="centred"``.
+    comes_from
+        The kinds of stub that, among the functions this one builds on
+        (:attr:`~grader.diagnoses.Mistakes.helpers`, and theirs), could make it answer as
+        it does even if its own code were finished: where one of them is a stub of such a
+        kind, this sentence is not said (zeros from a zeros helper are not this function's
+        own). Default ``frozenset()``: said whatever the helpers are. Example:
+        ``comes_from=frozenset({"zeros"})`` for a function that returns only zeros, as it
+        does over a helper that returns zeros.
+
+    Example::
+
+        Stub("layer_norm returns X - mean, not yet divided by np.sqrt(var + eps): is it finished?",
+             follows_input=True, kind="centred")
+    """
 
     sentence: str
     follows_input: bool = False
@@ -41,6 +81,8 @@ class Stub:
     comes_from: frozenset[str] = frozenset()
 
     def may_come_from(self, kinds_below: set[str]) -> bool:
+        """Whether a stub of one of ``kinds_below`` (the kinds of the stubs among the functions
+        this one builds on) may be all it passes on (see :attr:`comes_from`)."""
         return bool(self.comes_from & kinds_below)
 
 
