@@ -21,3 +21,15 @@ def test_close_mask_is_numpy_isclose(dtype):
             got = (expected + noise).astype(dtype)
         want = np.isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
         assert np.array_equal(close_mask(got, expected), want), (got, expected)
+
+
+def test_unchanged_compares_arrays_and_numbers_and_fails_on_a_change():
+    from grader.checking.expect import unchanged
+    from grader.checking.outcomes import CheckFailure
+
+    X = np.arange(6.0).reshape(2, 3)
+    unchanged("layer_norm", "X", X, X.copy())
+    unchanged("layer_norm", "eps", 1e-5, 1e-5)  # a number argument: compared by its value, never an error of the check
+    for before, after in ((X, X + 1), (X, X.ravel()), (X, None), (1e-5, 2e-5), (1e-5, [1e-5])):
+        with pytest.raises(CheckFailure, match="changed its argument"):
+            unchanged("layer_norm", "X", before, after)

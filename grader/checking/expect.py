@@ -180,17 +180,19 @@ def unchanged(function: str, name: str, before: Any, after: Any) -> None:
     place; work on a copy instead"); ``before``: the check's own array, as it passed it (it
     is never changed: the student's process got a copy); ``after``: that argument as the
     student's call left it, from ``submission.call(..., return_args=True).args_after``.
-    ``before`` must be an array: for a number argument, compare it with :func:`holds`.
-    Example::
+    A number argument (``eps``) is compared by its value. Example::
 
         called = submission.call("layer_norm", [X, gamma, beta], return_args=True)
         for name, before, after in zip(("X", "gamma", "beta"), (X, gamma, beta), called.args_after):
             expect.unchanged("layer_norm", name, before, after)
     """
-    changed = (
-        not isinstance(after, np.ndarray) or before.shape != after.shape
-        or not np.array_equal(before, after, equal_nan=True)
-    )
+    if isinstance(before, np.ndarray):
+        changed = (
+            not isinstance(after, np.ndarray) or before.shape != after.shape
+            or not np.array_equal(before, after, equal_nan=True)
+        )
+    else:  # a number is never changed in place; its value read back must still be the same
+        changed = not isinstance(after, (int, float, np.number)) or not np.array_equal(before, after, equal_nan=True)
     holds(not changed, f"{function} changed its argument {name} in place; work on a copy instead", expected=before, got=after)
 
 
