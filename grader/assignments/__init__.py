@@ -19,7 +19,7 @@ wrappers and strategies the checks use, and its known mistakes. Three places hol
   ``grader.assignments`` (``layer_norm = "course_pkg.layer_norm"``), as pytest finds plugins.
 
 What an assignment may import from the grader is :mod:`grader.authoring` (see there);
-README's "Adding an assignment" walks through writing one.
+The docs' page "Write a new assignment" walks through writing one.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def _assignment(name: str, functions: list[Signature]) -> str:
         f"        Function({f.name!r}, {f.parameters!r}, {f.text!r})," for f in functions
     )
     names = ", ".join(f.name for f in functions)
-    return f'''"""{name}: a course's assignment (written by `grader new-assignment`; see README, "Adding an assignment")."""
+    return f'''"""{name}: a course's assignment (written by `grader new-assignment`; see the docs' page "Write a new assignment")."""
 
 from __future__ import annotations
 
@@ -228,7 +228,7 @@ def _rubric(name: str, functions: list[Signature]) -> str:
 
 
 def _handout(name: str, functions: list[Signature]) -> str:
-    listed = "\n".join(f"- `{f.text}`: {f.docstring.splitlines()[0] if f.docstring else 'TODO: what it computes.'}" for f in functions)
+    listed = "\n".join(f"- `{f.text}`: {_summary(f.docstring) or 'TODO: what it computes.'}" for f in functions)
     return f"""# {name.replace("_", " ").capitalize()}
 
 Write these functions in `{name}.py`:
@@ -239,3 +239,8 @@ Write these functions in `{name}.py`:
 
 TODO: each property the checks grade, in the students' words.
 """
+
+
+def _summary(docstring: str) -> str:
+    """A docstring's first paragraph on one line: what the handout says a function computes."""
+    return " ".join(docstring.split("\n\n")[0].split())

@@ -16,7 +16,7 @@ without notice.
 - :mod:`grader.authoring.steps`: inferring, step by step, what a wrong function computes
   (the engine behind the shipped assignments' finer diagnoses; optional).
 
-An assignment folder (README, "Adding an assignment")::
+An assignment folder (the docs' page "Write a new assignment")::
 
     layer_norm/
         __init__.py      ASSIGNMENT = Assignment(...)

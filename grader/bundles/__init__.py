@@ -77,7 +77,7 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
     context (see :func:`_grader_files`). The image never holds a course secret, nor an
     example drawn from one: images are pushed to registries, often public ones. A course
     gives its secret at run time, as ``GRADER_SECRET`` in the question's
-    ``externalGradingOptions.environment`` (see README, PrairieLearn).
+    ``externalGradingOptions.environment`` (see the docs' page for PrairieLearn).
     """
     if IMAGE_NAME.fullmatch(image) is None:
         raise UsageError(

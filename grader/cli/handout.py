@@ -93,7 +93,7 @@ def export_student_command(out: Path, rubric: Path | None, assignment: str | Non
     if exported.folder is not None and not outside.installed(exported.name):
         warn(
             f"the students' self-check commands say --assignment {exported.name}: publish the folder as a package that "
-            f"declares it under the entry point group {outside.ENTRY_POINT_GROUP} (README, Adding an assignment), "
+            f"declares it under the entry point group {outside.ENTRY_POINT_GROUP} (the docs' page 'Publish a course package'), "
             "and give that package to --install"
         )
     echo(f"wrote {len(written)} files to {out}: " + ", ".join(written))

@@ -76,7 +76,10 @@ def mutants(source: str) -> list[Mutant]:
         from cosmic_ray.mutating import mutate_code
         from cosmic_ray.plugins import get_operator, operator_names
     except ImportError:
-        raise UsageError("mutation scores need cosmic-ray: pip install 'attention-grader[authoring]'") from None
+        raise UsageError(
+            "mutation scores need cosmic-ray: install the grader with its authoring extra "
+            "(python -m pip install -e '.[authoring]' in a clone), or give --mutants 0"
+        ) from None
     nodes = list(ast_nodes(get_ast(source)))  # reading positions changes nothing: parsed once
     made = []
     for name in sorted(operator_names()):

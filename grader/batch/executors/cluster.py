@@ -163,7 +163,10 @@ def connect(cluster: Cluster, limits: Limits) -> tuple[Client, list[dict[str, An
     ``limits`` (whose isolation is ``bubblewrap`` or ``process``, never ``auto``), and the
     sandbox bounds they report (grader.sandbox.bounds.enforced); a :class:`UsageError` otherwise."""
     if Client is None:
-        raise UsageError("--scheduler needs Dask's distributed: pip install 'attention-grader[dask]'")
+        raise UsageError(
+            "--scheduler needs Dask's distributed: install the grader with its dask extra "
+            "(python -m pip install -e '.[dask]' in a clone)"
+        )
     try:
         if cluster.scheduler_file is not None:
             client = Client(scheduler_file=str(cluster.scheduler_file), timeout=CONNECT_TIMEOUT_S)
