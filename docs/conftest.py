@@ -41,6 +41,7 @@ use, with MyST's ``literalinclude``.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -50,6 +51,7 @@ import sys
 import tempfile
 import textwrap
 import tomllib
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,11 +100,20 @@ def _commands(source: str) -> list[tuple[str, list[str]]]:
 
 
 def _matches(shown: list[str], printed: str) -> bool:
-    """Whether ``printed`` is what the page shows, ``...`` standing for any text and
-    trailing spaces and blank lines ignored."""
-    expected = "\n".join(line.rstrip() for line in shown).strip("\n")
+    """Whether ``printed`` is what the page shows, trailing spaces and blank lines ignored:
+    ``...`` within a line stands for any text, and a line of ``...`` alone for any number
+    of whole lines, none included (a warning that only some machines print)."""
+    lines = "\n".join(line.rstrip() for line in shown).strip("\n").split("\n")
     actual = "\n".join(line.rstrip() for line in printed.splitlines()).strip("\n")
-    pattern = ".*?".join(re.escape(part) for part in expected.split("..."))
+    pattern = ""
+    for index, line in enumerate(lines):
+        first, last = index == 0, index == len(lines) - 1
+        if line.strip() == "...":
+            pattern += ".*" if first and last else "(?:.*\n)?" if first else "(?:\n.*)?" if last else "(?:.*\n)?"
+            continue
+        if not first and lines[index - 1].strip() != "...":  # a line of ... before it ends in its own newline
+            pattern += "\n"
+        pattern += ".*?".join(re.escape(part) for part in line.split("..."))
     return re.fullmatch(pattern, actual, re.DOTALL) is not None
 
 
@@ -134,15 +145,22 @@ def _check_script(example: Example, last_status: int) -> None:
 
 
 def _check_python(example: Example) -> None:
+    """Run a Python block; a warning it causes fails it, named here (raised later, by pytest's
+    own warning checks, it would escape Sybil's report of where the failure is)."""
     namespace = example.namespace
     previous = Path.cwd()
     os.chdir(namespace["folder"])
     try:
         code = compile("\n" * example.line + str(example.parsed), example.path, "exec", dont_inherit=True)
-        exec(code, namespace)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            exec(code, namespace)
+            gc.collect()  # a file left open warns when it is collected
     finally:
         os.chdir(previous)
         namespace.pop("__builtins__", None)
+    if caught:
+        raise AssertionError("the block warns: " + "; ".join(f"{w.category.__name__}: {w.message}" for w in caught))
 
 
 def _parse_only(language: str, source: str, path: str, line: int) -> None:

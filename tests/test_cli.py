@@ -262,7 +262,7 @@ def test_grade_resumes_keeping_current_reports_and_regrades_changed_ones(tmp_pat
     shutil.copyfile(REFERENCE, submissions / "bea.py")  # bea finishes her head
     result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation)
     assert result.exit_code == 0
-    assert "graded 1 submissions" in result.output and "(1 kept from an earlier run)" in result.output
+    assert "graded 1 submission in" in result.output and "(1 kept from an earlier run)" in result.output
     assert (out / "ada.json").read_text() == first["ada.json"]
     assert json.loads((out / "bea.json").read_text())["score"] == 6
     result = run("grade", submissions, "--out", out, "--rubric", small_rubric, "--sandbox", isolation, "--regrade")

@@ -83,7 +83,7 @@ def summary_text(
     max_score = reports[0].max_score if reports else 0
     graded = len(reports) - kept
     lines = [
-        f"graded {graded} submissions in {elapsed_s:.1f} s"
+        f"graded {graded} submission{'' if graded == 1 else 's'} in {elapsed_s:.1f} s"
         + (f" ({kept} kept from an earlier run)" if kept else ""),
         f"  scores: mean {statistics.fmean(scores):.1f}, median {statistics.median(scores):g} of {max_score:g};"
         f" {errors} with errors",

@@ -204,9 +204,10 @@ def grade(
     the assignment's handout names it).
 
     Writes OUT/<id>.json for each, then OUT/summary.json and OUT/grades.csv (one
-    column per check). A report
-    already in OUT for the same file, rubric and grader version is kept, so a batch
-    that was stopped resumes where it left off.
+    column per check). A report already in OUT that this grader signed there, for the
+    same file content, rubric, grader version, sandbox and course secret, is kept, so a
+    batch that was stopped resumes where it left off (--regrade grades everything again).
+    Class outputs an earlier batch wrote that this one is not asked for are removed.
     """
     if scheduler is not None and scheduler_file is not None:
         raise UsageError("give --scheduler or --scheduler-file, not both")
