@@ -433,7 +433,7 @@ def _fake_grade(bundle: Path, root: Path, student: dict[str, bytes | Path], **en
 def test_prairielearn_bundle_layout(prairielearn_folder, tmp_path):
     folder = prairielearn_folder
     names = {path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()}
-    assert {"Dockerfile", "entrypoint", "info.json", "requirements.txt", "rubric.toml", "grader/cli/"} <= names
+    assert {"Dockerfile", "entrypoint", "info.json", "requirements.txt", "rubric.toml", "grader/cli/__init__.py"} <= names
     assert f"grader/_bundled/{REFERENCE_HEAD}" in names and not any("__pycache__" in name for name in names)
     assert os.access(folder / "entrypoint", os.X_OK)
     assert subprocess.run(["bash", "-n", str(folder / "entrypoint")]).returncode == 0

@@ -40,11 +40,10 @@ from grader import __version__, assignments
 from grader.assignments import Assignment
 from grader.engine.proxy import CallBatch, Reply, Request, StudentFunctions, answer_of
 from grader.errors import UsageError
-from grader.resources import project_file
+from grader.resources import PACKAGE, project_file
 from grader.sandbox import wire
 from grader.sources import files
 
-PACKAGE = Path(__file__).resolve().parent
 
 Example = dict[str, Any]
 # Half a Linux pipe's default 64 KiB: room for a further batch beside what the worker

@@ -24,11 +24,11 @@ from typing import Any
 
 from grader.assignments.rubric import Rubric
 from grader.errors import GradingFailed
-from grader.resources import examples_cache
+from grader.resources import PACKAGE, examples_cache
 from grader.sandbox import Limits, kill_session
 
 STATUSES = ("passed", "failed", "error", "timeout")
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_ROOT = PACKAGE.parent  # where `import grader` finds this grader
 # unraisableexception alone runs gc.collect twice per session (about 40 ms); logging and
 # warnings wrap every phase of every check (warnings are ignored: PYTHONWARNINGS below).
 UNUSED_PYTEST_PLUGINS = (

@@ -40,9 +40,8 @@ from grader.engine.examples import (
     read_frame_file,
     write_atomic_bytes,
 )
-from grader.resources import project_file
+from grader.resources import PACKAGE, project_file
 
-PACKAGE = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
