@@ -13,6 +13,9 @@ import sys
 
 from conftest import ROOT
 
+from grader import assignments
+from grader.assignments.rubric import load_rubric
+
 README = ROOT / "README.md"
 
 
@@ -26,6 +29,22 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
         assert (tmp_path / f"{page}.html").is_file(), page
     cli = (tmp_path / "reference" / "cli.html").read_text(encoding="utf-8")
     assert "export-student" in cli and "--install" in cli  # written from the Click commands themselves
+
+
+def test_the_catalogue_pages_name_every_mistake_and_check_of_each_assignment():
+    """The reference pages' tables come from each assignment's own catalogue and rubric: every
+    id is there once, with the sentence the student reads."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        import generated
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    for name in assignments.NAMES:
+        assignment = assignments.get(name)
+        rows = re.findall(r"^\| `(\w+)` \|", generated.mistakes_table(name), re.MULTILINE)
+        assert sorted(rows) == sorted(mistake.id for mistake in assignment.mistakes().mistakes)
+        checks = re.findall(r"^\| `([\w.]+)` \|", generated.checks_table(name), re.MULTILINE)
+        assert checks == list(load_rubric(assignment.path(assignment.rubric), assignment).check_ids)
 
 
 def test_readme_is_short_and_its_links_lead_somewhere():

@@ -149,7 +149,7 @@ def test_no_head_is_told_a_mistake_it_does_not_make(graded_heads):
 def test_nine_in_ten_of_the_wild_heads_mistakes_are_named(graded_heads):
     """Heads with several mistakes spread over the functions, in the styles of public code:
     each function is read against the head's own helpers, so a wrong softmax does not hide
-    attention's mistakes. The figure README quotes."""
+    attention's mistakes. The figure the docs' page on diagnoses quotes."""
     made = named = 0
     for path in WILD:
         declared = set(expectation(path).diagnoses)
@@ -185,17 +185,6 @@ def test_a_head_in_progress_is_told_what_its_stubs_do_and_no_mistake(graded_head
             assert stub in told, (stub, report.diagnoses)
 
 
-def test_the_readme_catalogue_names_every_mistake_and_no_other():
-    """README's catalogue is where a course reads what each id means: one row or mention per id."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### The catalogue of mistakes", 1)[1].split("\n### ", 1)[0]
-    rows = set(re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE))
-    mentioned = set(re.findall(r"`(\w+)`", section))
-    ids = {mistake.id for mistake in KNOWN.mistakes}
-    assert rows <= ids
-    assert ids <= mentioned
-
-
 def _declared(path: Path, line: str) -> set[str]:
     """The ids (or function names) a head lists on its ``# <line>:`` line."""
     found = re.search(rf"^# {line}:(.*)$", path.read_text(), re.MULTILINE)
@@ -205,7 +194,7 @@ def _declared(path: Path, line: str) -> set[str]:
 def test_nine_in_ten_of_the_blind_heads_mistakes_are_named_and_none_wrongly(graded_heads):
     """tests/heads/blind/: heads with two to four mistakes in public code's styles, written by
     someone who had not read the grader and kept out of sight until the diagnoser was done
-    (README quotes the figure it gave then, and now)."""
+    (benchmarks/README.md keeps the figure it gave then, and now)."""
     made = named = 0
     for path in BLIND:
         declared, told = _declared(path, "diagnosis"), _told(graded_heads[head_id(path)])
