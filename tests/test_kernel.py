@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -214,3 +216,16 @@ def test_grade_after_thousands_of_runs_and_a_cell_over_a_mebibyte_grades_the_lat
     kernel.run(LESSON)
     html, text = _report(kernel.run("%grade"))
     assert _points(text).startswith("100/100 points"), text
+
+
+def test_grade_in_a_kernel_that_has_run_no_cell_says_so(tmp_path):
+    """A script run with `ipython file.ipy` keeps no input history: %grade says there is
+    nothing to grade, rather than giving 0 to an 'empty notebook' the student never wrote."""
+    (tmp_path / "attention.py").write_text(LESSON, encoding="utf-8")
+    (tmp_path / "script.ipy").write_text("from attention import *\n%load_ext grader\n%grade\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "IPython", "--no-banner", "script.ipy"], cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}, timeout=300,
+    )
+    said = done.stdout + done.stderr
+    assert "it has run none yet" in said and "no code cells" not in said, said

@@ -46,11 +46,15 @@ def ran(shell: Any) -> list[str]:
     return [str(cell) for cell in cells[1:]]  # In [0] is always empty
 
 
+def without_grader_lines(cells: list[str]) -> list[str]:
+    """``cells`` without the lines that load or run the grader itself."""
+    return ["\n".join("" if GRADER_LINE.match(line) else line for line in cell.split("\n")) for cell in cells]
+
+
 def notebook(cells: list[str]) -> bytes:
     """The notebook the grader reads for ``cells``: the live ones (:func:`live`), each with
     its number, without the grader's lines."""
-    without_grader = ["\n".join("" if GRADER_LINE.match(line) else line for line in cell.split("\n")) for cell in cells]
-    return kernel_history(live(without_grader))
+    return kernel_history(live(without_grader_lines(cells)))
 
 
 def live(cells: list[str]) -> list[tuple[int, str]]:

@@ -38,6 +38,13 @@ class Session:
     def grade(self, cells: list[str], *, function: str | None, rubric_path: Path | None, assignment: str | None) -> Report:
         """The report for ``cells`` (the kernel's inputs, In [1] first): every check of the
         rubric, or only those of ``function``."""
+        if not any(cell.strip() for cell in history.without_grader_lines(cells)):
+            # Nothing to grade: say so, rather than grade an empty notebook to 0.
+            raise UsageError(
+                "%grade grades the cells this kernel has run, and it has run none yet besides the grader's own "
+                "(a script run with `ipython file.ipy` or %run is not kept in the kernel's history): run the "
+                "cells that define your functions, then %grade"
+            )
         rubric = self._rubric(rubric_path, assignment, function)
         limits = self._limits()
         prepared = prepare_content(
