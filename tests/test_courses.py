@@ -309,6 +309,19 @@ def test_a_course_extends_the_shipped_assignment_with_its_own_check_and_example(
     assert "the course's example" in (out / "attention.ipynb").read_text()
 
 
+def test_a_courses_own_mistake_is_told_beside_the_shipped_ones(tmp_path):
+    """extend(..., more_mistakes=...): the course's mistake is named where the shipped
+    catalogue had only an observed sentence, and the shipped mistakes are still named."""
+    head = tmp_path / "values_t.py"
+    head.write_text((ROOT / "reference" / "attention.py").read_text().replace("return A @ V, A", "return A @ V.T, A"))
+    assert "A @ V.T" in head.read_text()
+    assert _named(_report(head, "--assignment", EXTENSION)) == {"attention_values_transposed"}
+    assert _named(_report(head)) == set()  # the shipped assignment alone has no such id
+    missing = _report(ROOT / "tests" / "heads" / "buggy" / "missing_scale.py", "--assignment", EXTENSION)
+    assert _named(missing) == {"missing_scale"}
+    assert _named(_report(ROOT / "reference" / "attention.py", "--assignment", EXTENSION)) == set()
+
+
 # -- validate and new-assignment -------------------------------------------------------------
 
 

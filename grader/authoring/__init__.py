@@ -52,6 +52,7 @@ shipped ``attention_head``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -62,7 +63,7 @@ from grader.assignments import Assignment, Convention, Function, Picture, get, r
 __all__ = ["Assignment", "Convention", "Function", "Picture", "extend", "functions_of", "here", "reference_module"]
 
 
-def extend(base: str, **changes: Any) -> Assignment:
+def extend(base: str, *, more_mistakes: Callable[[], Iterable[Any]] | None = None, **changes: Any) -> Assignment:
     """A course's own version of the shipped assignment ``base``: the same functions,
     checks, mistakes and reference, with ``changes`` (any :class:`Assignment` field:
     ``name`` at least, and for instance its own ``rubric``, ``worked_example`` or
@@ -81,7 +82,22 @@ def extend(base: str, **changes: Any) -> Assignment:
         (``reference``, ``rubric``, ``template``) are named relative to the course's folder.
         The base's reference *functions* stay what the checks and diagnoses compare with: a
         ``reference`` of the course's own is the head ``grader validate`` grades. Example:
-        ``rubric="rubric.toml"``, ``convention=BLOCKED``.
+        ``rubric="rubric.toml"``, ``convention=BLOCKED``. A ``mistakes`` of the course's own
+        *replaces* the base's whole catalogue; to add to it, use ``more_mistakes``.
+    more_mistakes
+        Known mistakes of the course's own, told beside the base's: a function with no
+        argument that returns :class:`~grader.diagnoses.Mistake` objects (it runs only when
+        a head is diagnosed, so the folder's ``__init__.py`` imports no numpy). They are
+        tried before the base's, on the base's probes, and ``grader validate`` checks each
+        as it checks the base's. Default ``None``: the base's catalogue as it is. A function
+        the base reads as unfinished (one of its placeholders, such as a half-written
+        normalisation) is told that, never a mistake. Example::
+
+            def _mistakes():
+                from .mistakes import MISTAKES  # a tuple of Mistake(...), variants and all
+                return MISTAKES
+
+            ASSIGNMENT = extend("attention_head", name="attention_plus", more_mistakes=_mistakes)
 
     Returns the :class:`Assignment` to assign to ``ASSIGNMENT``. Example::
 
@@ -97,7 +113,21 @@ def extend(base: str, **changes: Any) -> Assignment:
         "rubric": str(shipped.path(shipped.rubric)),
         "template": {exported: str(shipped.path(source)) for exported, source in shipped.template.items()},
     }
+    if more_mistakes is not None:
+        changes.setdefault("mistakes", _with_more(shipped.mistakes, more_mistakes))
     return dataclasses.replace(shipped, **{**own_files, **changes, "spec": "", "digest": ""})
+
+
+def _with_more(base: Callable[[], Any], more: Callable[[], Iterable[Any]]) -> Callable[[], Any]:
+    """The base's catalogue with the course's mistakes first, built once per process (as a
+    shipped assignment's is: the reference's answers to its probes are worked out once)."""
+
+    @functools.cache
+    def mistakes() -> Any:
+        known = base()
+        return dataclasses.replace(known, mistakes=(*more(), *known.mistakes))
+
+    return mistakes
 
 
 def functions_of(module: ModuleType, names: Iterable[str]) -> dict[str, Callable[..., Any]]:
