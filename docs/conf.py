@@ -35,6 +35,8 @@ root_doc = "index"
 exclude_patterns = ["_build", "demo", "**/_generated", "conftest.py", "README.md"]
 myst_enable_extensions = ["colon_fence", "deflist", "fieldlist"]
 myst_heading_anchors = 3
+# Options such as --format must read as typed: no "--" turned into a dash, no curly quotes.
+smartquotes = False
 
 html_theme = "furo"
 html_title = f"attention-grader {release}"

@@ -62,7 +62,7 @@ def checks_table(name: str) -> str:
 
 
 # Parts of a mistake's message filled in from what the probes showed (grader.diagnoses).
-FILLED_IN = {"{words}": "*(what it does)*", "{consequence}": ""}
+FILLED_IN = {"{words}": "*(what it does)*", "{consequence}": "*(what the probes showed)*"}
 
 
 def mistakes_table(name: str) -> str:
@@ -80,7 +80,7 @@ def mistakes_table(name: str) -> str:
         rows.append(row)
     intro = (
         f"The {len(known.mistakes)} mistakes the grader names for `{name}`, each with the sentence a student reads; "
-        "*(what it does)* stands for the words the probes' answers give.\n\n"
+        "*(what it does)* and *(what the probes showed)* stand for words the student's own answers fill in.\n\n"
     )
     header = ["id", "function", "what the student reads"]
     if declared:

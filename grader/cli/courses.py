@@ -37,7 +37,8 @@ def new_assignment_command(name: str, out: Path, reference: Path) -> None:
 @click.option("--jobs", type=click.IntRange(min=2), default=2, show_default=True,
               help="The second grading's jobs (the first runs one): both must give the same grades.")
 @click.option("--mutants", type=click.IntRange(min=0), default=150, show_default=True,
-              help="Grade at most this many mutants of the reference (0: no mutation score; needs the authoring extra).")
+              help="Grade at most this many mutants of the reference, made with cosmic-ray from the authoring extra "
+              "(0: no mutants and no mutation score, which needs no extra).")
 @click.option("--min-mutation-score", type=click.FloatRange(0, 100), default=0.0, show_default=True,
               help="Fail below this mutation score, in percent.")
 @click.option("--sandbox", type=click.Choice(["auto", *ISOLATIONS]), default="auto", show_default=True,

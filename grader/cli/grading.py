@@ -32,6 +32,16 @@ from grader.sandbox.bounds import enforced, shortfalls
 from grader.similarity import DEFAULT_THRESHOLD
 
 
+def _formats_help() -> str:
+    """The list of --format's names for ``check --help``, each described by its renderer's
+    own first sentence (as the reference pages describe them), so adding a format adds it here."""
+    lines = ["Grade one FILE and print what passed, what failed, and how to reproduce it.", "", "\b", "Formats:"]
+    for name, render in REPORT_FORMATS.items():
+        first = (render.__doc__ or "").split(": ")[0].split(". ")[0]
+        lines.append(f"  {name:<13} {' '.join(first.replace('``', '').split())}")
+    return "\n".join(lines)
+
+
 def _report_outputs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str, str]]:
     """``NAME[:PATH]`` values as (format, path) pairs; ``-`` (stdout) when no path is given."""
     outputs = []
@@ -43,16 +53,16 @@ def _report_outputs(ctx: click.Context, param: click.Parameter, values: tuple[st
     return outputs
 
 
-@cli.command()
+@cli.command(help=_formats_help())
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--format",
     "formats",
-    metavar="NAME[:PATH]",
+    metavar="NAME:PATH",
     multiple=True,
     callback=_report_outputs,
-    help=f"Write the report as NAME ({', '.join(REPORT_FORMATS)}) to PATH, or to stdout instead of "
-    "the text report when no PATH is given. Repeatable.",
+    help=f"Write the report as NAME ({', '.join(REPORT_FORMATS)}) to PATH; NAME alone writes it to stdout "
+    "instead of the text report. Repeatable.",
 )
 @click.option("--json", "json_path", metavar="PATH|-", default=None, help="Same as --format json:PATH.")
 @click.option("--html", "html_path", metavar="PATH", default=None, help="Same as --format html:PATH.")
@@ -81,17 +91,7 @@ def check(
     assignment: str | None,
     **limits: Any,
 ) -> None:
-    """Grade one FILE and print what passed, what failed, and how to reproduce it.
-
-    \b
-    Formats for other tools:
-      gradescope    Gradescope's results.json
-      prairielearn  PrairieLearn's results.json
-      junit         JUnit XML, one testcase per check
-      classroom     the base64 result GitHub Classroom's reporter reads
-      markdown      a table of checks, for a GitHub Actions job summary
-      html          one self-contained page with pictures of the attention weights
-    """
+    # The help text (below, with the formats' own descriptions) is the command's docstring.
     outputs = formats + [(name, path) for name, path in (("json", json_path), ("html", html_path)) if path]
     to_stdout = [name for name, path in outputs if path == "-"]
     if len(to_stdout) > 1:

@@ -111,8 +111,8 @@ def without_details(report: Report) -> Report:
 
 
 def to_json(report: Report) -> str:
-    """The report as JSON (see the schema above): strict JSON any consumer can parse, no
-    nan, and what a submission controls shown as text (grader.report.safe_text)."""
+    """The report as JSON, as its JSON Schema describes it: strict JSON any consumer can
+    parse, no nan, and what a submission controls shown as text (grader.report.safe_text)."""
     return json_text(report.to_dict(), indent=2) + "\n"
 
 
