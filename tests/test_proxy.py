@@ -136,6 +136,26 @@ def test_a_check_past_its_budget_times_out(open_submission):
         submission.softmax(np.zeros(2))
 
 
+def test_checks_share_what_is_left_of_the_submissions_budget_and_say_so(open_submission):
+    """A submission slow on every check is graded: each check gets at most what its
+    submission's budget has left (less the import's time and a reserve for the report), and
+    one that runs out says so, rather than the whole check run being cut off as the grader's
+    own failure."""
+    limits = Limits(call_timeout=1.0, check_budget=4.0, import_timeout=1.0, submission_budget=13.5)
+    submission = open_submission(REFERENCE, limits)  # begun outside a check: no budget of its own spent
+    submission.begin_check("softmax.rows_sum_to_one")
+    submission.softmax(np.zeros(2))
+    time.sleep(2.0)  # 2.5 s of checks in all: 0.5 s left for the next one
+    submission.begin_check("softmax.nonnegative")
+    submission.softmax(np.zeros(2))
+    time.sleep(0.6)
+    with pytest.raises(CallTimedOut, match="checks used up the 2.5 s they may take in all"):
+        submission.softmax(np.zeros(2))
+    submission.begin_check("softmax.axis")  # nothing left: every call times out at once, and says why
+    with pytest.raises(CallTimedOut, match="used up"):
+        submission.softmax(np.zeros(2))
+
+
 def test_a_worker_that_exits_fails_the_call_and_is_replaced(open_submission):
     submission = open_submission(SUBMISSIONS / "exits_in_causal_mask.py")
     with pytest.raises(WorkerCrashed, match="exited with status 3"):

@@ -36,6 +36,9 @@ PRAIRIELEARN_HOME = "/attention-grader"
 # on 2 cores with --sandbox process: the reference 1.5 s, a buggy head 4.6 s, one whose
 # four functions never return 134 s (each check waits out one 5 s call timeout).
 PRAIRIELEARN_TIMEOUT = 180
+# The grader's own budget for one submission there: what is left of the timeout once the
+# container has started and the grader has read the file.
+PRAIRIELEARN_SUBMISSION_BUDGET = PRAIRIELEARN_TIMEOUT - 30
 EXECUTABLES = frozenset({*GRADESCOPE_SCRIPTS, "entrypoint"})
 # The course secret (grader.checking.secret), readable by root alone where the bundle grades: a
 # submission graded in a plain process runs as uid 65534 there.
@@ -91,7 +94,12 @@ def prairielearn_bundle(out: Path, rubric: Rubric, image: str) -> list[str]:
     dockerfile = (PRAIRIELEARN_TEMPLATES / "Dockerfile").read_text(encoding="utf-8")
     entries = {
         "Dockerfile": _filled_in(dockerfile.replace("@PYTHON@", python).replace("@HOME@", PRAIRIELEARN_HOME).encode(), assignment),
-        "entrypoint": _filled_in((PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes(), assignment),
+        "entrypoint": _filled_in(
+            (PRAIRIELEARN_TEMPLATES / "entrypoint").read_bytes().replace(
+                b"@SUBMISSION_BUDGET@", str(PRAIRIELEARN_SUBMISSION_BUDGET).encode()
+            ),
+            assignment,
+        ),
         "info.json": (json.dumps(prairielearn_info(image), indent=2) + "\n").encode(),
     }
     entries |= _grader_files(rubric, None) | _course_files(assignment)

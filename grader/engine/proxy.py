@@ -71,6 +71,9 @@ class Reply:
 # A walk (grader.engine.traces) that has kept this much reply data stops: a check process must
 # not hold gigabytes for a head that returns huge arrays.
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
+# Seconds of a submission's budget its checks leave for what follows them (pictures,
+# diagnoses, the report): a check never gets more than the rest.
+SUBMISSION_RESERVE_S = 10.0
 
 # A call as sent to the worker: function, positional and keyword arguments, and whether
 # the arguments come back too (to see whether the call changed them).
@@ -174,6 +177,8 @@ class Submission(StudentFunctions):
         self._check_failure: SubmissionError | None = None
         self._check_started = time.monotonic()
         self._budget = limits.check_budget  # of the check under way
+        self._first_check: float | None = None  # when the rubric's first check began
+        self._cut_by_submission = False  # the check under way has less than a check's budget: the submission's is spent
         self._pending: list[Request] = []  # prefetched calls not yet taken, last first
         self._prefetching = False  # batches sent since the check began, none of their calls dropped
         # See start_journal and replay_journal.
@@ -198,14 +203,30 @@ class Submission(StudentFunctions):
         restart its clock; before that, probe any function that timed out since the last
         probe (see the module docstring)."""
         self._drop_prefetched()  # before the clock starts: their wait is no check's
-        self._budget = self.limits.check_budget if budget is None else budget
+        self._budget = self.limits.check_budget  # the probe's own (it is no check's)
         self._probe_timed_out()
+        self._budget = self.limits.check_budget if budget is None else budget
+        self._cut_by_submission = False
+        if check is not None and budget is None:
+            # A check gets no more than what the submission's own budget has left, keeping
+            # room to explain and report: a submission slow on every check is graded (its
+            # later checks time out), not cut off whole by its check run's deadline.
+            now = time.monotonic()
+            self._first_check = self._first_check if self._first_check is not None else now
+            left = self._checks_budget() - (now - self._first_check)
+            if left < self._budget:
+                self._budget, self._cut_by_submission = max(left, 0.0), True
         self._check = check
         self._check_failure = None
         self._check_started = time.monotonic()
         self.example_calls = []
         self._replaying = []
         self._journal = None
+
+    def _checks_budget(self) -> float:
+        """Seconds all of a submission's checks may take together: its budget, less the time
+        its import may take and what follows its checks."""
+        return self.limits.submission_budget - self.limits.import_timeout - SUBMISSION_RESERVE_S
 
     def begin_example(self, drawn: dict[str, Any] | None = None) -> None:
         """Start one Hypothesis example: the calls it makes form its counterexample."""
@@ -423,7 +444,12 @@ class Submission(StudentFunctions):
         self._discard_worker()
         if self._check is not None:
             self._timed_out_in.setdefault(function, self._check)
-        if self._timeout() < self.limits.call_timeout:
+        if self._cut_by_submission and self._timeout() < self.limits.call_timeout:
+            message = (
+                f"the submission's checks used up the {self._checks_budget():g} s they may take in all before this "
+                "check could finish: its functions are too slow to answer every check in time"
+            )
+        elif self._timeout() < self.limits.call_timeout:
             message = f"this check ran out of its {self._budget:g} s time budget"
         else:
             message = f"{function}() did not return within {self.limits.call_timeout:g} s"
