@@ -307,6 +307,10 @@ def test_a_course_extends_the_shipped_assignment_with_its_own_check_and_example(
     code, output = _invoke("export-student", out, "--assignment", EXTENSION, "--notebook", "--install", "course-pkg")
     assert code == 0, output
     assert "the course's example" in (out / "attention.ipynb").read_text()
+    readme = (out / "README.md").read_text()
+    # The shipped handout's own commands name the course's assignment too, not only the section added below them.
+    assert "grader check attention.ipynb --assignment attention_plus\n" in readme
+    assert "grader check attention.ipynb\n" not in readme and "attention.ipynb` runs" not in readme
 
 
 def test_a_courses_own_mistake_is_told_beside_the_shipped_ones(tmp_path):

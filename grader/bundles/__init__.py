@@ -272,7 +272,7 @@ def export_student(out: Path, rubric: Rubric, install: str, *, notebook: bool = 
     text = _for_assignment(_with_install(workflow.read_text(encoding="utf-8"), install), assignment)
     workflow.write_text(text, encoding="utf-8")
     readme = out / "README.md"
-    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    text = _with_option(readme.read_text(encoding="utf-8") if readme.exists() else "", assignment)
     text += _self_check_section(install, assignment.handout, _assignment_option(assignment))
     readme.write_text(text.replace(assignment.handout, handout), encoding="utf-8")
     written.append("README.md")
@@ -288,6 +288,19 @@ def _assignment_option(assignment: Assignment) -> str:
     which the course's package (``--install``) declares under the entry point group
     ``grader.assignments``. The folder itself is never exported: it holds the reference."""
     return "" if assignment.folder is None else f" --assignment {assignment.name}"
+
+
+def _with_option(readme: str, assignment: Assignment) -> str:
+    """A handout's README whose commands name a course's own assignment: a shipped handout
+    that an extension hands out says ``grader check attention.py``, which would grade the
+    shipped assignment instead."""
+    option = _assignment_option(assignment)
+    if not option:
+        return readme
+    handout = re.escape(assignment.handout)
+    readme = re.sub(rf"(grader check {handout})(?! --assignment)", rf"\g<1>{option}", readme)
+    pytest_option = option.replace(" --assignment ", " --attention-assignment ")
+    return re.sub(rf"(pytest --attention-submission {handout})(?! --attention-assignment)", rf"\g<1>{pytest_option}", readme)
 
 
 def _for_assignment(workflow: str, assignment: Assignment) -> str:
