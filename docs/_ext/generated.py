@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import assignments, errors, report
-from grader.assignments.rubric import load_rubric
+from grader.assignments.rubric import CHECK_KEYS, RUBRIC_KEYS, load_rubric
 from grader.cli import FILE_ERROR_EXIT, INTERNAL_ERROR_EXIT
 from grader.report.formats import REPORT_FORMATS
 
@@ -97,6 +97,12 @@ def exit_codes_table() -> str:
     return table(["status", "meaning"], sorted(rows, key=lambda row: row[0]))
 
 
+def rubric_keys_table() -> str:
+    rows = [[f"`{key}`", "top level", meaning] for key, meaning in RUBRIC_KEYS.items()]
+    rows += [[f"`{key}`", "each `[[checks]]`", meaning] for key, meaning in CHECK_KEYS.items()]
+    return table(["key", "where", "meaning"], rows)
+
+
 def formats_table() -> str:
     rows = [[f"`{name}`", _plain(inspect.getdoc(render).split("\n\n")[0])] for name, render in REPORT_FORMATS.items()]
     return table(["format", "what `--format NAME[:PATH]` writes"], rows)
@@ -168,6 +174,7 @@ def write_all(folder: Path) -> None:
     files |= {f"mistakes-{name}.md": mistakes_table(name) for name in assignments.NAMES}
     files["exit-codes.md"] = exit_codes_table()
     files["formats.md"] = formats_table()
+    files["rubric-keys.md"] = rubric_keys_table()
     files |= {f"schema-{path.name.split('.')[0]}.md": schema_table(path.name.split(".")[0])
               for path in sorted(SCHEMAS.glob("*.schema.json"))}
     for name, text in files.items():

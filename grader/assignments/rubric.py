@@ -28,6 +28,21 @@ from grader.assignments import Assignment
 from grader.errors import RubricError
 
 VISIBILITIES = ("visible", "hidden", "after_due_date")
+# The keys of a rubric's top level and of each [[checks]] entry, with what each means: the
+# rubric reference in the docs is written from these.
+RUBRIC_KEYS = {
+    "name": "the assignment the rubric scores (without --assignment, the grader grades the assignment it names); "
+    "default: the file's name",
+    "title": "what pages and Canvas's column call the assignment; default: name",
+}
+CHECK_KEYS = {
+    "id": "required: a check of the assignment, `<module>.<name>` (`test_<name>` in its `checks/<module>.py`)",
+    "points": "required: a number, 0 or more",
+    "description": "what reports and pages say of the check; default: empty",
+    "visibility": f"{', '.join(VISIBILITIES)} (as Gradescope names them); default: visible. export-student hands "
+    "out visible checks only",
+    "bonus": "true: its points count in the score, not in max_score; default: false",
+}
 
 
 @dataclass(frozen=True)
@@ -143,7 +158,7 @@ def _parse_check(entry: Any, number: int, path: Path, known: frozenset[str]) -> 
     where = f"rubric {path}, check #{number}"
     if not isinstance(entry, dict):
         raise RubricError(f"{where} is not a table")
-    unknown_keys = set(entry) - {"id", "points", "description", "visibility", "bonus"}
+    unknown_keys = set(entry) - set(CHECK_KEYS)
     if unknown_keys:
         raise RubricError(f"{where} has unknown keys: {', '.join(sorted(unknown_keys))}")
     check_id = entry.get("id")
