@@ -17,6 +17,7 @@ from grader.sources.files import SubmissionFile
 BUGGY = HEADS / "buggy" / "mask_inverted.py"
 SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
 SLOW_DIAGNOSIS = TESTS / "submissions" / "slow_only_when_diagnosed.py"
+IMPORT_SLEEPER = TESTS / "hostile" / "sleeps_forever_at_import.py"
 
 
 def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolation):
@@ -28,11 +29,27 @@ def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolati
     assert sequence[1] == run_checks(BUGGY.read_bytes(), rubric, limits)
 
 
-def test_a_submission_over_its_budget_fails_alone(rubric, isolation):
-    slow = Limits(isolation=isolation, call_timeout=30.0, check_budget=60.0, submission_budget=3.0)
+def test_a_submission_slower_than_its_budget_is_graded_within_it(rubric, isolation):
+    """A function that never returns, with a call timeout longer than the submission's
+    budget: the checks share what the budget leaves them, and time out saying so; the
+    submission is graded, within its budget, and the next one is not charged for it."""
+    slow = Limits(isolation=isolation, call_timeout=30.0, check_budget=60.0, submission_budget=6.0)
+    with CheckProcess() as checks:
+        run = checks.run(SLEEPS.read_bytes(), rubric, slow)
+        after = checks.run(REFERENCE.read_bytes(), rubric, Limits(isolation=isolation))
+    assert run.duration_s <= slow.submission_budget
+    softmax = [result for result in run.results if result.id.startswith("softmax.")]
+    assert softmax and all(result.status == "timeout" and "used up" in result.feedback for result in softmax)
+    assert all(result.status == "passed" for result in after.results)
+
+
+def test_a_submission_past_its_budget_before_its_checks_fails_alone(rubric, isolation):
+    """Only what the checks cannot bound (an import allowed longer than the whole budget)
+    still stops the check run at the submission's deadline."""
+    slow = Limits(isolation=isolation, submission_budget=3.0)
     with CheckProcess() as checks:
         with pytest.raises(GradingFailed, match="longer than 3 s"):
-            checks.run(SLEEPS.read_bytes(), rubric, slow)
+            checks.run(IMPORT_SLEEPER.read_bytes(), rubric, slow)
         after = checks.run(REFERENCE.read_bytes(), rubric, Limits(isolation=isolation))
     assert all(result.status == "passed" for result in after.results)
 
@@ -69,8 +86,8 @@ def test_one_run_grades_several_submissions_each_as_if_alone(rubric, isolation):
 
 
 def test_a_submission_that_breaks_a_shared_run_fails_alone(rubric, isolation):
-    slow = Limits(isolation=isolation, call_timeout=30.0, check_budget=60.0, submission_budget=3.0)
-    files = [SubmissionFile("first", REFERENCE), SubmissionFile("sleeps", SLEEPS), SubmissionFile("buggy", BUGGY)]
+    slow = Limits(isolation=isolation, submission_budget=3.0)
+    files = [SubmissionFile("first", REFERENCE), SubmissionFile("sleeps", IMPORT_SLEEPER), SubmissionFile("buggy", BUGGY)]
     with CheckProcess() as checks:
         reports = grade_files(files, rubric, slow, checks)
     assert [(report.student, report.status) for report in reports] == [
@@ -97,7 +114,7 @@ def test_what_a_submission_does_after_its_checks_is_not_charged_to_the_next(rubr
 def test_a_submission_over_its_budget_in_a_shared_run_fails_as_alone(rubric, isolation):
     limits = Limits(isolation=isolation, submission_budget=4.0, **TIGHT)
     with CheckProcess() as checks:
-        slow = SubmissionFile("slow", SLOW_TO_EXPLAIN)
+        slow = SubmissionFile("slow", IMPORT_SLEEPER)
         alone = grade_files([slow], rubric, limits, checks)
         shared = grade_files([slow, SubmissionFile("first", REFERENCE), SubmissionFile("second", REFERENCE)], rubric, limits, checks)
     assert alone[0].status == shared[0].status == "error"

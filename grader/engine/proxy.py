@@ -203,30 +203,44 @@ class Submission(StudentFunctions):
         restart its clock; before that, probe any function that timed out since the last
         probe (see the module docstring)."""
         self._drop_prefetched()  # before the clock starts: their wait is no check's
-        self._budget = self.limits.check_budget  # the probe's own (it is no check's)
-        self._probe_timed_out()
+        # A check gets no more than what its submission's checks have left, keeping room to
+        # explain and report: a submission slow on every check is graded (its later checks
+        # time out, saying why), not cut off whole by its check run's deadline.
+        left = self._checks_left() if check is not None and budget is None else None
+        if left is None or left >= self.limits.call_timeout:  # time to probe: a probe is no check's
+            self._budget = self.limits.check_budget
+            self._probe_timed_out()
         self._budget = self.limits.check_budget if budget is None else budget
-        self._cut_by_submission = False
-        if check is not None and budget is None:
-            # A check gets no more than what the submission's own budget has left, keeping
-            # room to explain and report: a submission slow on every check is graded (its
-            # later checks time out), not cut off whole by its check run's deadline.
-            now = time.monotonic()
-            self._first_check = self._first_check if self._first_check is not None else now
-            left = self._checks_budget() - (now - self._first_check)
-            if left < self._budget:
-                self._budget, self._cut_by_submission = max(left, 0.0), True
+        self._cut_by_submission = left is not None and left < self._budget
+        if self._cut_by_submission:
+            self._budget = max(left, 0.0)
         self._check = check
         self._check_failure = None
+        if self._cut_by_submission and self._budget <= 0:  # nothing left: fail at once, no worker started
+            self._check_failure = CallTimedOut(self._used_up())
+            self._check_failure.caused_by_input = False
         self._check_started = time.monotonic()
         self.example_calls = []
         self._replaying = []
         self._journal = None
 
+    def _checks_left(self) -> float:
+        """Seconds a submission's checks have left of what they may take together: its
+        budget, less the time its import may take and what follows its checks (at most
+        half of it), counted from its first check."""
+        now = time.monotonic()
+        self._first_check = self._first_check if self._first_check is not None else now
+        return self._checks_budget() - (now - self._first_check)
+
     def _checks_budget(self) -> float:
-        """Seconds all of a submission's checks may take together: its budget, less the time
-        its import may take and what follows its checks."""
-        return self.limits.submission_budget - self.limits.import_timeout - SUBMISSION_RESERVE_S
+        limits = self.limits
+        return limits.submission_budget - min(limits.import_timeout + SUBMISSION_RESERVE_S, limits.submission_budget / 2)
+
+    def _used_up(self) -> str:
+        return (
+            f"the submission's checks used up the {self._checks_budget():g} s they may take in all before this "
+            "check could finish: its functions are too slow to answer every check in time"
+        )
 
     def begin_example(self, drawn: dict[str, Any] | None = None) -> None:
         """Start one Hypothesis example: the calls it makes form its counterexample."""
@@ -445,10 +459,7 @@ class Submission(StudentFunctions):
         if self._check is not None:
             self._timed_out_in.setdefault(function, self._check)
         if self._cut_by_submission and self._timeout() < self.limits.call_timeout:
-            message = (
-                f"the submission's checks used up the {self._checks_budget():g} s they may take in all before this "
-                "check could finish: its functions are too slow to answer every check in time"
-            )
+            message = self._used_up()
         elif self._timeout() < self.limits.call_timeout:
             message = f"this check ran out of its {self._budget:g} s time budget"
         else:
