@@ -141,12 +141,13 @@ def test_checks_share_what_is_left_of_the_submissions_budget_and_say_so(open_sub
     submission's budget has left (less the import's time and a reserve for the report), and
     one that runs out says so, rather than the whole check run being cut off as the grader's
     own failure."""
-    # 2.5 s of checks in all: the budget, less the import's time and the reserve (at most half of it).
+    # 2.5 s of checks in all, from the end of the import: the budget, less the import's
+    # time and a reserve for the report (half the budget at most).
     limits = Limits(call_timeout=1.0, check_budget=4.0, import_timeout=1.0, submission_budget=5.0)
     submission = open_submission(REFERENCE, limits)  # begun outside a check: no budget of its own spent
     submission.begin_check("softmax.rows_sum_to_one")
     submission.softmax(np.zeros(2))
-    time.sleep(2.0)  # 0.5 s left for the next one
+    time.sleep(2.0)  # about 0.5 s left for the next one
     submission.begin_check("softmax.nonnegative")
     submission.softmax(np.zeros(2))
     time.sleep(0.6)

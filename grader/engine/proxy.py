@@ -177,7 +177,7 @@ class Submission(StudentFunctions):
         self._check_failure: SubmissionError | None = None
         self._check_started = time.monotonic()
         self._budget = limits.check_budget  # of the check under way
-        self._first_check: float | None = None  # when the rubric's first check began
+        self._checks_started: float | None = None  # when the first worker was ready: the checks' clock
         self._cut_by_submission = False  # the check under way has less than a check's budget: the submission's is spent
         self._pending: list[Request] = []  # prefetched calls not yet taken, last first
         self._prefetching = False  # batches sent since the check began, none of their calls dropped
@@ -207,7 +207,9 @@ class Submission(StudentFunctions):
         # explain and report: a submission slow on every check is graded (its later checks
         # time out, saying why), not cut off whole by its check run's deadline.
         left = self._checks_left() if check is not None and budget is None else None
-        if left is None or left >= self.limits.call_timeout:  # time to probe: a probe is no check's
+        # A probe is no check's, but it is the submission's time: it starts a fresh worker and
+        # makes one call, so it runs only where both fit in what the checks have left.
+        if left is None or left >= self.limits.import_timeout + self.limits.call_timeout:
             self._budget = self.limits.check_budget
             self._probe_timed_out()
         self._budget = self.limits.check_budget if budget is None else budget
@@ -226,14 +228,16 @@ class Submission(StudentFunctions):
 
     def _checks_left(self) -> float:
         """Seconds a submission's checks have left of what they may take together: its
-        budget, less the time its import may take and what follows its checks (at most
-        half of it), counted from its first check."""
-        now = time.monotonic()
-        self._first_check = self._first_check if self._first_check is not None else now
-        return self._checks_budget() - (now - self._first_check)
+        budget, less the time its first import may take and what follows its checks (half
+        the budget at most), counted from the end of that import."""
+        if self._checks_started is None:
+            return self._checks_budget()
+        return self._checks_budget() - (time.monotonic() - self._checks_started)
 
     def _checks_budget(self) -> float:
         limits = self.limits
+        # Never less than half the budget: a budget set below the import's own time (a
+        # test's, a slow platform's) still leaves the checks time to run.
         return limits.submission_budget - min(limits.import_timeout + SUBMISSION_RESERVE_S, limits.submission_budget / 2)
 
     def _used_up(self) -> str:
@@ -551,10 +555,18 @@ class Submission(StudentFunctions):
         if self._worker is not None:
             return self._worker
         worker, self._starting = self._starting or start_worker_process(self.source.code, self.limits, self._interface), None
+        # A restart's import is the checks' time: it may take no more than they have left.
+        wait = self.limits.import_timeout
+        if self._checks_started is not None and self._check is not None:
+            wait = min(wait, max(self._checks_left(), 0.0))
         try:
-            header, _ = worker.reader.read_frame(time.monotonic() + self.limits.import_timeout)
+            header, _ = worker.reader.read_frame(time.monotonic() + wait)
         except wire.Deadline:
             worker.kill()
+            if wait < self.limits.import_timeout:  # out of the checks' time, not of the import's
+                self._check_failure = CallTimedOut(self._used_up())
+                self._check_failure.caused_by_input = False
+                raise self._check_failure from None
             self._session_failure = ImportTimedOut(
                 f"importing {self.source.name} took longer than {self.limits.import_timeout:g} s"
             )
@@ -575,6 +587,8 @@ class Submission(StudentFunctions):
             raise self._session_failure
         self.functions = tuple(name for name in functions if name in self.assignment.by_name)
         self._worker = worker
+        if self._checks_started is None:
+            self._checks_started = time.monotonic()
         return worker
 
     def _missing(self, function: str) -> str:
