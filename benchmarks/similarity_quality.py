@@ -98,6 +98,7 @@ def own_code(files: dict[str, str]) -> dict[str, int]:
 
 def tally(label: str, pairs: list[dict], derived: set[tuple[str, str]], own: dict[str, int]) -> None:
     flagged = {(pair["a"], pair["b"]): pair.get("signal", "code") for pair in pairs}
+    scores = {(pair["a"], pair["b"]): f"code {pair['code']['score']:.2f}, behaviour {pair['behaviour']['score']:.2f}" for pair in pairs}
     named = {(pair["a"], pair["b"]): pair.get("behaviour", {}).get("mistakes", []) for pair in pairs}
     independent = len(own) * (len(own) - 1) // 2 - len(derived)
     print(f"{label}:")
@@ -110,13 +111,13 @@ def tally(label: str, pairs: list[dict], derived: set[tuple[str, str]], own: dic
               f"{len(flagged.keys() & chosen)} of {len(chosen)}")
         for pair in sorted(chosen):
             print(f"    {'found by ' + flagged[pair] if pair in flagged else 'missed':<18} "
-                  f"{pair[0]} ~ {pair[1]} (original's own: {own[original[pair]]})")
+                  f"{pair[0]} ~ {pair[1]} (original's own: {own[original[pair]]}{'; ' + scores[pair] if pair in scores else ''})")
     wrong = sorted(flagged.keys() - derived)
     sharing = sum(1 for pair in wrong if named[pair])
     print(f"  independent pairs flagged: {len(wrong)} of {independent} ({sharing} sharing a named mistake)")
     for pair in wrong:
         shared = f" (both make {', '.join(named[pair])})" if named[pair] else ""
-        print(f"    flagged by {flagged[pair]:<8} {pair[0]} ~ {pair[1]}{shared}")
+        print(f"    flagged by {flagged[pair]:<8} {pair[0]} ~ {pair[1]}{shared} ({scores[pair]})")
 
 
 def graded_similarity(files: dict[str, str]) -> dict:

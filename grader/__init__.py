@@ -18,7 +18,7 @@ import sys
 if sys.argv[:1] == ["-m"] and sys.path[:1] in ([""], [os.getcwd()]):
     del sys.path[0]
 
-__version__ = "0.9.0"
+__version__ = "0.10.0"
 
 
 def load_ipython_extension(ipython: object) -> None:

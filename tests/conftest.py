@@ -98,6 +98,7 @@ def known_heads() -> list[Path]:
         sorted(HEADS.glob("buggy/*.py")) + sorted(HEADS.glob("second_set/*.py")) + sorted(HEADS.glob("correct/*.py"))
         + sorted(HEADS.glob("wild/*.py")) + sorted(HEADS.glob("wild/correct/*.py"))
         + sorted(HEADS.glob("blind/*.py")) + sorted(HEADS.glob("blind/correct/*.py")) + sorted(HEADS.glob("wip/*.py"))
+        + sorted(HEADS.glob("told/*.py"))
         + [REFERENCE, TEMPLATE]
     )
 

@@ -167,7 +167,7 @@ def test_check_takes_the_assignment_from_the_option_the_rubric_or_the_file_name(
     shutil.copyfile(REFERENCE, other)
     sandbox = ["--sandbox", "process"]
     by_name = runner.invoke(cli, ["check", str(named), *sandbox])
-    assert by_name.exit_code == 0 and "21 of 21 checks passed; 100/100 points." in by_name.output
+    assert by_name.exit_code == 0 and "23 of 23 checks passed; 100/100 points." in by_name.output
     by_option = runner.invoke(cli, ["check", "--assignment", "multi_head", str(other), *sandbox])
     assert by_option.exit_code == 0 and "100/100 points" in by_option.output
     by_rubric = runner.invoke(cli, ["check", "--rubric", str(ROOT / "rubrics" / "multi_head.toml"), str(other), *sandbox])

@@ -114,8 +114,25 @@ def test_a_named_mistake_counts_by_how_rare_it_is():
     rare = [_report([wrong], ["softmax_subtracts_mean"]) for _ in range(2)] + [_report([], []) for _ in range(10)]
     common = [_report([wrong], ["softmax_subtracts_mean"]) for _ in range(5)] + [_report([], []) for _ in range(7)]
     for reports, listed in ((rare, True), (common, False)):
-        shared = analyse([(f"s{i}", "", report) for i, report in enumerate(reports)])["pairs"]
-        assert bool([pair for pair in shared if pair["behaviour"]["score"] > 0]) == listed
+        found = analyse([(f"s{i}", "", report) for i, report in enumerate(reports)])
+        assert bool([pair for pair in found["shared_wrong_answers"] if pair["behaviour"]["score"] > 0]) == listed
+        assert found["pairs"] == []  # no code of their own in common: never listed as a pair
+
+
+def test_a_pair_is_listed_only_on_evidence_in_its_code():
+    """The same rare wrong answers raise the score of a pair that shares code of its own; a pair that
+    shares only wrong answers goes to shared_wrong_answers, never to pairs or groups."""
+    wrong = dataclasses.replace(FAILED, feedback="softmax subtracts the mean", counterexample={"x": [[1000.0, 0.0]]})
+    own = "\n".join(f"def helper_{i}(table, key):\n    return sorted(table.items())[key % {i + 3}][1] * {i}" for i in range(30))
+    other = dataclasses.replace(wrong, id="softmax.large_logits")
+    triples = [("copy_a", own, _report([other], [])), ("copy_b", own, _report([other], []))]
+    triples += [(f"alike_{i}", "", _report([wrong], [])) for i in range(2)]
+    triples += [(f"s{i}", "", _report([], [])) for i in range(12)]
+    found = analyse(triples)
+    assert [(pair["a"], pair["b"], pair["signal"]) for pair in found["pairs"]] == [("copy_a", "copy_b", "both")]
+    alike = {(pair["a"], pair["b"]) for pair in found["shared_wrong_answers"]}
+    assert ("alike_0", "alike_1") in alike and ("copy_a", "copy_b") not in alike
+    assert found["groups"] == []
 
 
 def test_the_combined_score_follows_its_rule():
@@ -134,23 +151,29 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     shutil.copyfile(odd, submissions / "odd_a.py")
     shutil.copyfile(odd, submissions / "odd_b.py")
     shutil.copyfile(named, submissions / "named_a.py")
-    shutil.copyfile(named, submissions / "named_b.py")
+    # The same mistake in code of its own, by another hand: the same wrong answers, no shared code.
+    shutil.copyfile(HEADS / "second_set" / "putmask_hides_allowed.py", submissions / "named_b.py")
     out = tmp_path / "out"
     result = CliRunner().invoke(
         cli, ["grade", str(submissions), "--out", str(out), "--sandbox", isolation, "--similarity", "--html"]
     )
     assert result.exit_code == 0, result.output
     found = json.loads((out / "similarity.json").read_text())
-    assert found["schema_version"] == 1 and found["threshold"] == 0.5
+    assert found["schema_version"] == 2 and found["threshold"] == 0.5
     listed = {(pair["a"], pair["b"]): pair for pair in found["pairs"]}
-    assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b"), ("named_a", "named_b")}
+    assert set(listed) == {("own", "renamed"), ("odd_a", "odd_b")}
+    assert listed[("odd_a", "odd_b")]["signal"] == "both"  # a copy whose rare wrong answers raise its score
     assert listed[("odd_a", "odd_b")]["behaviour"]["score"] == 1.0 and listed[("odd_a", "odd_b")]["behaviour"]["checks"]
-    assert listed[("named_a", "named_b")]["behaviour"]["mistakes"] == ["mask_inverted"]
     assert listed[("odd_a", "odd_b")]["behaviour"]["mistakes"] == []
+    # Two hands that make the same rare mistake share no code: listed apart, never as a pair.
+    alike = {(pair["a"], pair["b"]): pair for pair in found["shared_wrong_answers"]}
+    assert set(alike) == {("named_a", "named_b")}
+    assert alike[("named_a", "named_b")]["behaviour"]["mistakes"] == ["mask_inverted"]
     assert found["groups"] == []
     page = (out / "index.html").read_text()
     assert "Submissions that look alike" in page and "own &amp; renamed" in page and "odd_a &amp; odd_b" in page
-    assert "both make <code>mask_inverted</code>" in page
+    assert "The same rare wrong answers, little or no shared code" in page and "named_a &amp; named_b" in page
+    assert "it is not evidence of copying" in page
     first = listed[("own", "renamed")]["code"]["fragments"][0]["a"]
     assert f"own, lines {first[0]}-{first[1]}" in page  # the fragment shown beside its copy
     assert "honest0 &amp;" not in page

@@ -43,7 +43,7 @@ def test_watch_grades_each_save_and_stops_cleanly_on_ctrl_c(tmp_path):
             submission.unlink()  # gone: one line, and watching goes on
             shutil.copyfile(REFERENCE, submission)
             _wait_for(out, "checks passed;", 3)
-            assert out.read_text().split("checks passed;")[-2].endswith("25 of 25 ")
+            assert out.read_text().split("checks passed;")[-2].endswith("29 of 29 ")
             watching.send_signal(signal.SIGINT)
             assert watching.wait(timeout=30) == 0
         finally:

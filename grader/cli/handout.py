@@ -75,7 +75,7 @@ def prairielearn_bundle_command(
     required=True,
     help="How students install this grader: 'wheel' writes its wheel file into OUT and every command installs "
     "that file (no package index needed; in Colab, after an upload); or a pip requirement, such as "
-    "'attention-grader @ git+https://github.com/myorg/attention-grader@v0.9.0'.",
+    "'attention-grader @ git+https://github.com/myorg/attention-grader@v0.10.0'.",
 )
 @click.option(
     "--notebook", is_flag=True, help="Hand out the template as a notebook (attention.ipynb) instead of a Python file."

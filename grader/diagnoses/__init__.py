@@ -25,18 +25,29 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from grader.diagnoses import inference, unfinished
+from grader.diagnoses import inference, located, unfinished
 from grader.report import OBSERVED, UNFINISHED
 
 #: What :attr:`Answer.value` holds for a call that raised (the string ``"raised"``): compare
 #: with ``answer.value is RAISED``; :attr:`Answer.raised` then names the exception's type.
 RAISED = "raised"  # the answer of a call that raised
+
+
+@dataclass(frozen=True)
+class FailedCheck:
+    """A check of the submission that failed and costs points: the functions its failing
+    example called, and what its feedback says."""
+
+    called: frozenset[str]
+    feedback: str = ""
 
 
 class Unanswered(Exception):
@@ -810,7 +821,12 @@ def student_function(call: Callable[[Probe], Answer], function: str, **kwargs: A
     return student
 
 
-def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str] | None = None) -> list[dict[str, str]]:
+def diagnose(
+    call: Callable[[Probe], Answer],
+    known: Mistakes,
+    suspects: set[str] | None = None,
+    failed_checks: Mapping[str, FailedCheck] | None = None,
+) -> list[dict[str, str]]:
     """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``,
     then what the probes showed of a wrong function no mistake explains (``"id": "observed"``),
     and what an unfinished function does (``"id": "unfinished"``); of the functions in
@@ -827,7 +843,24 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
     ``call`` answers one probe; it raises :class:`Unanswered` where the call tells nothing:
     the function it probed, or whose reading made it (on the head's own helpers, after the
     probes), is then not read, and the others are.
+
+    A suspect that is wrong by itself (not merely over a wrong helper) and is told nothing
+    else gets the sentence of :mod:`grader.diagnoses.located`: where its answers first
+    differ from the lesson's. One right on every probe is told which checks found it wrong
+    anyway, and what they found, from ``failed_checks`` (each failed check that costs points,
+    by id): those whose example called it alone. A head told nothing else that still lost
+    points is told at least where.
     """
+    lost: list[Probe] = []  # calls that told nothing: once one is lost, no fault is located by elimination
+
+    def call_counted(probe: Probe) -> Answer:
+        try:
+            return call_given(probe)
+        except Unanswered:
+            lost.append(probe)
+            raise
+
+    call_given, call = call, call_counted
     answers: dict[str, list[Answer]] = {}
     for function, probes in known.probes.items():
         try:
@@ -839,6 +872,8 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
     standing: dict[str, str] = {}  # RIGHT, WRONG or UNREADABLE, once worked out
     stubs: dict[str, str] = {}  # each stub read so far, and its kind
     found: list[dict[str, str]] = []
+    silent_wrong: list[str] = []  # wrong over a wrong helper, and told nothing of their own
+    right_yet_failing: list[str] = []  # right on every probe, though a check of theirs failed
     for function in known.probes:
         if function not in answers:
             standing[function] = UNREADABLE
@@ -862,11 +897,18 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
             mistake = known.by_id[known.batch_axis[function].mistake]
             found.append({"id": mistake.id, "message": mistake.told(evidence)})
         got = answers[function]
+        told_before = len(found)
         if all(same(a.value, b.value) for a, b in zip(got, expected)):
             # Right through a batch of one, it still raises where the lesson's code calls it.
             standing[function] = WRONG if batched is not None else RIGHT
             if function in suspects:  # right answers, but it may still change its inputs
                 found += _mistakes_of(known, function, evidence, standing, RIGHT, call, beside_answers_only=True)
+                if len(found) == told_before and below == RIGHT and batched is None:
+                    changed = located.changed_in_place(function, _parameters(known, function), known.probes[function], got)
+                    if changed:
+                        found.append({"id": OBSERVED, "message": changed})
+                    else:
+                        right_yet_failing.append(function)
             continue
         stub = _unfinished(known, function, got, expected)
         if stub is not None:
@@ -889,7 +931,84 @@ def diagnose(call: Callable[[Probe], Answer], known: Mistakes, suspects: set[str
                 entry for entry in _mistakes_of(known, function, evidence, standing, below, call)
                 if entry["id"] not in known.by_id or not _echoes(known.by_id[entry["id"]]) & told
             ]
+            kept = None
+            if not any(entry["id"] in known.by_id for entry in found[told_before:]):
+                kept = _kept_answers(known, function, got, expected, call)
+            if kept is not None:  # its other answers may be kept ones too: what was read of them is not said
+                found[told_before:] = [{"id": OBSERVED, "message": kept}]
+                continue
+            # Here the function is not the lesson's over its own helpers (else it was left above), so
+            # it answers wrongly of its own, unless a helper went unread or answers a call two ways.
+            helpers_read = (
+                below != UNREADABLE and not lost and _reproducible(known, _helpers_below(known, function), answers)
+            )
+            if len(found) == told_before and helpers_read:
+                found += _located(known, function, got, expected, call)
+            elif len(found) == told_before:
+                silent_wrong.append(function)
+    failed_checks = failed_checks or {}
+    for function in right_yet_failing:  # found wrong only by checks that called it alone
+        alone = {check: failed.feedback for check, failed in sorted(failed_checks.items()) if failed.called == {function}}
+        if alone:
+            found.append({"id": OBSERVED, "message": located.right_on_every_probe(function, alone)})
+    if not found and silent_wrong:  # every head that loses points is told where, at least
+        first = silent_wrong[0]
+        found += _located(known, first, answers[first], _answers(known, known.reference[first], first), call)
+    if not found and failed_checks:
+        found.append({"id": OBSERVED, "message": located.no_probe_shows(sorted(failed_checks))})
     return _unique(found)
+
+
+def _reproducible(known: Mistakes, functions: set[str], answers: Mapping[str, list[Answer]]) -> bool:
+    """Whether each of ``functions`` gave one answer to each probe repeated among its probes."""
+    for function in functions:
+        probes, got = known.probes.get(function, []), answers.get(function, [])
+        for i, j in itertools.combinations(range(min(len(probes), len(got))), 2):
+            if identical(probes[i].args, probes[j].args) and probes[i].kwargs == probes[j].kwargs:
+                if not identical(got[i].value, got[j].value):
+                    return False
+    return True
+
+
+def _parameters(known: Mistakes, function: str) -> tuple[str, ...]:
+    """The function's parameters as the assignment names them, else as its reference does."""
+    if known.parameters.get(function):
+        return tuple(known.parameters[function])
+    try:
+        return tuple(inspect.signature(known.reference[function]).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
+def _located(
+    known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...], call: Callable[[Probe], Answer]
+) -> list[dict[str, str]]:
+    """The sentence that locates a wrong function's fault, when nothing else is told of it."""
+    differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
+    parameters, probes = _parameters(known, function), known.probes[function]
+    told = []
+    for sentence in (located.sentence, located.changed_in_place):
+        try:
+            arguments = (got, expected, differs) if sentence is located.sentence else (got,)
+            told.append(sentence(function, parameters, probes, *arguments))
+        except Exception:  # a sentence of last resort that fails never costs the sentences found before it
+            continue
+    return [{"id": OBSERVED, "message": sentence} for sentence in told if sentence]
+
+
+def _kept_answers(
+    known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...], call: Callable[[Probe], Answer]
+) -> str | None:
+    """The sentence of a function whose answers depend on an earlier call, if they prove it."""
+    differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
+    try:
+        return located.kept_from_earlier(
+            function, _parameters(known, function), known.probes[function], got, differs, call, known.reference[function]
+        )
+    except Unanswered:
+        return None
+    except Exception:  # as for _located: it never costs the sentences found before it
+        return None
 
 
 def _echoes(mistake: Mistake) -> set[str]:
@@ -964,8 +1083,8 @@ def _own_asserts(function: str, got: list[Answer]) -> list[dict[str, str]]:
         return []
     return [{"id": OBSERVED, "message": (
         f"{function} raised AssertionError (an assert in its code failed) on {failed} of the {len(got)} inputs the "
-        "diagnosis tried, and answered the others; the checks draw inputs like those, so the assert costs points. "
-        "If it compares floats with ==, rounding alone makes it fail: compare with np.allclose."
+        "diagnosis tried, and answered the others; the checks draw inputs like those, so the assert costs points: "
+        "an assert should hold for every input the lesson allows."
     )}]
 
 
@@ -1028,6 +1147,8 @@ def _mistakes_of(
             matched = any(_shows_variant(known, variant, function, got) for variant in mistake.variants)
         if matched:
             found.append({"id": mistake.id, "message": mistake.told(evidence)})
+    if not beside_answers_only and not found:
+        found = _named_where_it_answered(known, function, evidence, standing)
     if beside_answers_only or function not in known.inferred or any(not known.by_id[entry["id"]].beside_answers for entry in found):
         return found
     try:
@@ -1037,6 +1158,39 @@ def _mistakes_of(
     for step in finding.steps:
         found.append({"id": step.mistake, "message": known.by_id[step.mistake].told(evidence, step.words)})
     return found + [{"id": OBSERVED, "message": sentence} for sentence in finding.observed]
+
+
+def _named_where_it_answered(
+    known: Mistakes, function: str, evidence: Evidence, standing: dict[str, str]
+) -> list[dict[str, str]]:
+    """A function that raised on some probes (an assert of its own, a shape it refuses) and
+    answered the others: the one mistake whose variant gives every answer it gave, and
+    differs from the lesson's on one of them at least, is proven by those answers. Two
+    mistakes that would both explain them prove neither; the raises are told apart."""
+    got = evidence.answers[function]
+    answered = [index for index, answer in enumerate(got) if answer.value is not RAISED]
+    if not answered or len(answered) == len(got):
+        return []
+    expected = _answers(known, known.reference[function], function)
+    matching = {
+        mistake.id: mistake for mistake in known.mistakes
+        if mistake.function == function and mistake.shows_in is None
+        and all(standing.get(helper) == RIGHT for helper in mistake.builds_on)
+        and any(_shows_variant_where(known, variant, function, got, answered, expected) for variant in mistake.variants)
+    }
+    if len(matching) != 1:
+        return []
+    (mistake,) = matching.values()
+    return [{"id": mistake.id, "message": mistake.told(evidence)}]
+
+
+def _shows_variant_where(
+    known: Mistakes, variant: Callable, function: str, got: list[Answer], answered: list[int], expected: tuple[Answer, ...]
+) -> bool:
+    made = _answers(known, variant, function)
+    return any(not same(made[i].value, expected[i].value) for i in answered) and all(
+        made[i].value is not RAISED and same(got[i].value, made[i].value) for i in answered
+    )
 
 
 def _unique(found: list[dict[str, str]]) -> list[dict[str, str]]:

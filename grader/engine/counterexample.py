@@ -60,7 +60,15 @@ def repro(calls: list[Call], *, module: str, notebook: bool = False) -> str:
             else:
                 shown = repr(value)
             names.append(f"{name}={shown}" if name in call.keywords else shown)
-        lines.append(f"print({call.function}({', '.join(names)}))")
+        called = f"{call.function}({', '.join(names)})"
+        if not call.reads_arguments:
+            lines.append(f"print({called})")
+            continue
+        # A check of what the call changes in place: show each array argument before and after.
+        arrays = [f"{name}{suffix}" for name, value in call.arguments.items() if isinstance(value, np.ndarray)]
+        lines += [f"{name}_before = {name}.copy()" for name in arrays]
+        lines.append(called)
+        lines += [f"print({name!r}, 'unchanged:', np.array_equal({name}, {name}_before, equal_nan=True))" for name in arrays]
     return "\n".join(lines)
 
 

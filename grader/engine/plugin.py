@@ -22,7 +22,7 @@ import functools
 import importlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if _claimed(config, 0):
             submissions[0].start_worker()  # it imports the submission while pytest collects the checks
         if config.getoption("json_report", False):  # what the grader reads; a student's pytest does not
-            config.stash[EXTRAS] = ReportExtras(len(submissions))
+            bonus = frozenset(check.id for check in config.stash[RUBRIC].checks if check.bonus)
+            config.stash[EXTRAS] = ReportExtras(len(submissions), bonus)
             config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
         if student_view:
             config.pluginmanager.register(StudentView(config), "attention-student-view")
@@ -357,9 +358,11 @@ class ReportExtras:
     the worker its checks left; neither of a submission whose calls hung or crashed (its
     answers would tell nothing, slowly)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, bonus: frozenset[str] = frozenset()) -> None:
+        self.bonus = bonus
         self.kinds: list[set] = [set() for _ in range(count)]
         self.failed: list[set[str]] = [set() for _ in range(count)]  # the checks each did not pass
+        self.failed_checks: list[dict[str, diagnoses.FailedCheck]] = [{} for _ in range(count)]  # those that cost points
         self.started: list[float | None] = [None] * count
         self.found: list[dict[str, Any]] = [{"pictures": {}, "diagnoses": [], "duration_s": 0.0} for _ in range(count)]
 
@@ -368,11 +371,14 @@ class ReportExtras:
         if self.started[index] is None:
             self.started[index] = time.monotonic()
 
-    def note(self, index: int, check: str, kind: str | None) -> None:
-        """``check`` of submission ``index`` ended with ``kind`` (None: it passed)."""
+    def note(self, index: int, check: str, kind: str | None, failed: diagnoses.FailedCheck | None = None) -> None:
+        """``check`` of submission ``index`` ended with ``kind`` (None: it passed); ``failed``:
+        what its failing example called, and its feedback."""
         if kind is not None:
             self.kinds[index].add(kind)
             self.failed[index].add(check)
+            if check not in self.bonus:  # a failed bonus check costs nothing: no sentence is owed for it
+                self.failed_checks[index][check] = failed or diagnoses.FailedCheck(frozenset())
 
     def explain(self, index: int, submission: Submission) -> None:
         """Ask submission ``index`` for its pictures and diagnoses, after its last check,
@@ -395,7 +401,7 @@ class ReportExtras:
             left = budget()
             pictures = _pictures(submission, left) if left and not unreliable else {}
             left = budget()
-            found = _diagnose(submission, self.failed[index], left) if left and wrong and not unreliable else []
+            found = _diagnose(submission, self.failed[index], left, self.failed_checks[index]) if left and wrong and not unreliable else []
         except Exception:  # these only explain a grade: whatever goes wrong, the grade stands
             pictures, found = {}, []
         duration = time.monotonic() - started if started is not None else 0.0
@@ -452,7 +458,9 @@ def _reference_weights(assignment: Assignment, name: str) -> list[list[float | N
     return diagnoses.weights(diagnoses.run(head, diagnoses.Probe(picture.function, picture.args)), picture.weights_index)
 
 
-def _diagnose(submission: Submission, failed: set[str], budget: float) -> list[dict[str, str]]:
+def _diagnose(
+    submission: Submission, failed: set[str], budget: float, failed_checks: Mapping[str, diagnoses.FailedCheck] | None = None
+) -> list[dict[str, str]]:
     """The mistakes of the functions a ``failed`` check tests: a function whose own checks
     all passed is told nothing, whatever the probes show (a head could answer them alone
     wrongly, on purpose)."""
@@ -460,7 +468,7 @@ def _diagnose(submission: Submission, failed: set[str], budget: float) -> list[d
     assignment = submission.assignment
     suspects = {name for name in assignment.function_names if assignment.checks_of(name, tuple(failed))}
     known = assignment.mistakes()
-    found = diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), known, suspects)
+    found = diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), known, suspects, failed_checks)
     convention = assignment.convention
     if convention is None:
         return found
@@ -536,7 +544,9 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> di
         else outcome_of(call.excinfo.value, submission_of(item))
     )
     if EXTRAS in item.config.stash:
-        item.config.stash[EXTRAS].note(index, check_id(item), outcome["kind"])
+        example = outcome["counterexample"] or {}
+        failed = diagnoses.FailedCheck(frozenset(call["function"] for call in example.get("calls", ())), outcome["feedback"] or "")
+        item.config.stash[EXTRAS].note(index, check_id(item), outcome["kind"], failed)
     return {**metadata, **outcome}
 
 

@@ -60,6 +60,8 @@ class Call:
     function: str
     arguments: dict[str, Any]
     keywords: tuple[str, ...] = ()
+    # The call's arguments were read back after it (a check of what it changes in place).
+    reads_arguments: bool = False
 
 
 @dataclass
@@ -152,11 +154,11 @@ class StudentFunctions:
     def as_call(self, request: Request) -> Call:
         """``request`` with its arguments named as the handout names them (and as the
         student's code receives them, under a course's convention)."""
-        function, args, kwargs, _ = request
+        function, args, kwargs, return_args = request
         described = self.assignment.by_name[function]
         if self.assignment.convention is not None:
             args, kwargs = self.assignment.convention.sent(described, list(args), dict(kwargs))
-        return Call(function, {**dict(zip(described.parameters, args)), **kwargs}, tuple(kwargs))
+        return Call(function, {**dict(zip(described.parameters, args)), **kwargs}, tuple(kwargs), return_args)
 
 
 class Submission(StudentFunctions):

@@ -283,8 +283,7 @@ def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str
         "mistake on their own, so look at the code before concluding). Grades are unchanged.</p>",
     ]
     if not found["pairs"]:
-        body.append("<p class=\"muted\">No pair scored above the threshold.</p>")
-        return body
+        body.append("<p class=\"muted\">No pair that shares code of its own scored above the threshold.</p>")
     for group in found["groups"]:
         body.append(f"<p class=\"diagnosis\">All alike: {escape(', '.join(group))}</p>")
     for pair in found["pairs"]:
@@ -307,7 +306,24 @@ def _similarity_section(found: dict[str, Any], code: dict[str, str]) -> list[str
                     f"<figcaption>{escape(student)}, lines {first}-{last}</figcaption></figure>"
                 )
             body.append("</div>")
-    return body
+    return body + _alike_answers_section(found.get("shared_wrong_answers", []))
+
+
+def _alike_answers_section(alike: list[dict[str, Any]]) -> list[str]:
+    """The pairs that share rare wrong answers but no code: listed apart, in words that do not accuse."""
+    if not alike:
+        return []
+    body = [
+        "<h3>The same rare wrong answers, little or no shared code</h3>",
+        "<p class=\"muted\">These pairs share little or no code of their own; they give the same wrong answers that few "
+        "others in the class give. Most often that is two students who made the same mistake on their own: it is "
+        "not evidence of copying.</p>",
+        "<ul>",
+    ]
+    for pair in alike:
+        checks = ", ".join(pair["behaviour"]["checks"])
+        body.append(f"<li>{escape(pair['a'])} &amp; {escape(pair['b'])}: <code>{escape(checks)}</code></li>")
+    return body + ["</ul>"]
 
 
 INDEX_PAGE = "index.html"  # the class page, beside OUT/<id>.html

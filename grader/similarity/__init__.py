@@ -2,19 +2,24 @@
 
 ``grader grade --similarity`` writes ``OUT/similarity.json``::
 
-    {"schema_version": 1, "threshold": 0.5,
+    {"schema_version": 2, "threshold": 0.5,
      "pairs": [{"a", "b", "score", "code": {"score", "fragments": [{"a": [first, last], "b": [...]}]},
-                "behaviour": {"score", "checks": [check ids]}, "signal": "code" | "behaviour" | "both"}],
-     "groups": [[ids]]}
+                "behaviour": {"score", "checks": [check ids], "mistakes": [ids]}, "signal": "code" | "both"}],
+     "groups": [[ids]],
+     "shared_wrong_answers": [{"a", "b", "code_score", "behaviour": {...}}]}
 
 Two signals, each from 0 to 1 (grader.similarity.code: fingerprints of what students
 wrote themselves, the lesson's code, the template, the reference and what most of the
 class shares left out; grader.similarity.behaviour: the same rare wrong answers on the
-same inputs). They combine as ``1 - (1 - code) * (1 - behaviour / 2)``: shared code alone
-can reach any score, a shared rare mistake alone reaches at most 0.5, and both together more
-than either. Pairs at or above the threshold are listed, highest first; ``groups`` are
-three or more submissions every two of which are listed. A pair is a reason for a person
-to look, never proof, and nothing here changes a grade or reaches a student.
+same inputs). They combine as ``1 - (1 - code) * (1 - behaviour / 2)``: shared rare wrong
+answers raise the score of a pair that shares code of its own, so a disguised copy that
+kept a rare mistake stands out. A pair is listed in ``pairs`` (and ``groups``) only on
+evidence in the code, a code score of at least :data:`CODE_EVIDENCE` (or the threshold, if
+lower): two students who share little or no code of their own but give the same rare wrong
+answers are most often two students who made the same mistake on their own, so such pairs
+go to ``shared_wrong_answers``, worded as that, never in ``pairs``. A pair is a
+reason for a person to look, never proof, and nothing here changes a grade or reaches a
+student.
 """
 
 from __future__ import annotations
@@ -33,8 +38,13 @@ from grader.similarity.behaviour import behaviour_matches, behaviours, checks, m
 from grader.similarity.code import boilerplate, code_matches, fingerprints, fragments
 from grader.sources.files import SubmissionFile
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_THRESHOLD = 0.5
+# The least code score that is evidence in the code: independent heads that share an idiom
+# reach 0.17 to 0.36 on the maintainers' set (benchmarks/similarity_quality.py), as much as
+# a disguised copy of a head with almost no code of its own; below it, shared rare wrong
+# answers cannot tell the two apart, so such a pair is not listed as a copy.
+CODE_EVIDENCE = 0.3
 
 
 def given_code(assignment: Assignment) -> list[str]:
@@ -63,26 +73,34 @@ def analyse(
         named[student] = mistakes(report) if report is not None else set()
     by_code = code_matches(files, boilerplate(given_code(assignment or assignments.get())))
     by_behaviour = behaviour_matches(shown)
-    pairs = []
+    pairs, alike_answers = [], []
     for a, b in sorted(by_code.scores.keys() | by_behaviour.scores.keys()):
         code_score, behaviour_score = by_code.scores.get((a, b), 0.0), by_behaviour.scores.get((a, b), 0.0)
         score = combined(code_score, behaviour_score)
         if score < threshold:
             continue
-        signal = "both" if code_score and behaviour_score else "code" if code_score else "behaviour"
-        shared = by_code.keys(a, b) if code_score else []
+        behaviour = {
+            "score": behaviour_score,
+            "checks": checks(by_behaviour.keys(a, b)) if behaviour_score else [],
+            # Mistakes of the catalogue both make: students make these on their own too.
+            "mistakes": sorted(named[a] & named[b]) if behaviour_score else [],
+        }
+        if code_score < CODE_EVIDENCE and code_score < threshold:
+            if behaviour_score:
+                alike_answers.append({"a": a, "b": b, "code_score": code_score, "behaviour": behaviour})
+            continue
+        shared = by_code.keys(a, b)
         pairs.append({
-            "a": a, "b": b, "score": score, "signal": signal,
-            "code": {"score": code_score, "fragments": fragments(files[a], files[b], shared) if shared else []},
-            "behaviour": {
-                "score": behaviour_score,
-                "checks": checks(by_behaviour.keys(a, b)) if behaviour_score else [],
-                # Mistakes of the catalogue both make: students make these on their own too.
-                "mistakes": sorted(named[a] & named[b]) if behaviour_score else [],
-            },
+            "a": a, "b": b, "score": score, "signal": "both" if behaviour_score else "code",
+            "code": {"score": code_score, "fragments": fragments(files[a], files[b], shared)},
+            "behaviour": behaviour,
         })
     pairs.sort(key=lambda pair: (-pair["score"], pair["a"], pair["b"]))
-    return {"schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs)}
+    alike_answers.sort(key=lambda pair: (-pair["behaviour"]["score"], pair["a"], pair["b"]))
+    return {
+        "schema_version": SCHEMA_VERSION, "threshold": threshold, "pairs": pairs, "groups": _groups(pairs),
+        "shared_wrong_answers": alike_answers,
+    }
 
 
 def similarity_json(found: dict[str, Any]) -> str:
@@ -93,8 +111,9 @@ def similarity_json(found: dict[str, Any]) -> str:
     def listed(items: list[Any]) -> str:
         return "[" + ",".join(f"\n  {json_text(item)}" for item in items) + ("\n ]" if items else "]")
 
-    head = {key: value for key, value in found.items() if key not in {"pairs", "groups"}}
-    return f'{json_text(head)[:-1]},\n "pairs": {listed(found["pairs"])},\n "groups": {listed(found["groups"])}}}\n'
+    lists = ("pairs", "groups", "shared_wrong_answers")
+    head = {key: value for key, value in found.items() if key not in lists}
+    return json_text(head)[:-1] + "".join(f',\n "{key}": {listed(found[key])}' for key in lists) + "}\n"
 
 
 def of_batch(

@@ -1,6 +1,6 @@
 """attention is declared as attention(Q, K, V) with no mask parameter, and self_attention drops the mask to match."""
-# must-fail: mask.*, self_attention.mask_passed, attention.matches_reference, attention.inputs_unchanged
-# must-pass: softmax.*, causal_mask.*, attention.worked_example, attention.shapes, attention.rows_sum_to_one, attention.nonnegative, attention.convex_combination, attention.scaling, attention.large_logits, self_attention.projections, self_attention.permutation_equivariance, extension.batched
+# must-fail: mask.*, self_attention.mask_passed, self_attention.fully_masked_row_nan, attention.matches_reference, attention.inputs_unchanged, attention.large_logits
+# must-pass: softmax.*, causal_mask.*, attention.worked_example, attention.shapes, attention.rows_sum_to_one, attention.nonnegative, attention.convex_combination, attention.scaling, self_attention.projections, self_attention.large_logits, self_attention.inputs_unchanged, self_attention.permutation_equivariance, extension.batched
 # report-status: graded
 # diagnosis: self_attention_drops_mask
 

@@ -2,8 +2,8 @@
 False with everything, so a check that tests "no value is out of range" passes it unless
 it says otherwise; it may pass no check that tests/submissions/zeros_everywhere.py (out
 zeros too) fails (tests/test_hostile.py compares them)."""
-# must-fail: attention.convex_combination, attention.rows_sum_to_one, attention.matches_reference, mask.rows_sum_to_one, mask.arbitrary, self_attention.*
-# must-pass: attention.shapes, attention.nonnegative, attention.inputs_unchanged, softmax.nonnegative, softmax.shift_invariance, mask.no_future_leakage, causal_mask.values
+# must-fail: attention.convex_combination, attention.rows_sum_to_one, attention.matches_reference, mask.rows_sum_to_one, mask.arbitrary, self_attention.projections, self_attention.mask_passed, self_attention.permutation_equivariance, self_attention.large_logits, self_attention.fully_masked_row_nan
+# must-pass: attention.shapes, attention.nonnegative, attention.inputs_unchanged, softmax.nonnegative, softmax.shift_invariance, softmax.inputs_unchanged, self_attention.inputs_unchanged, mask.no_future_leakage, causal_mask.values
 # report-status: graded
 
 import numpy as np

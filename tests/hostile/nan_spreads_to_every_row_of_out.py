@@ -1,8 +1,8 @@
 """The lesson's head, except that once any row of A is nan (a fully masked row, where the
 lesson says nan is right) it makes every row of out nan: the nan must stay in its row,
 so mask.fully_masked_row_nan fails."""
-# must-fail: mask.fully_masked_row_nan
-# must-pass: softmax.*, attention.*, mask.no_future_leakage, mask.rows_sum_to_one, mask.first_token_self, mask.arbitrary, self_attention.*, causal_mask.values
+# must-fail: mask.fully_masked_row_nan, self_attention.fully_masked_row_nan
+# must-pass: softmax.*, attention.*, mask.no_future_leakage, mask.rows_sum_to_one, mask.first_token_self, mask.arbitrary, self_attention.projections, self_attention.mask_passed, self_attention.permutation_equivariance, self_attention.large_logits, self_attention.inputs_unchanged, causal_mask.values
 # report-status: graded
 
 import numpy as np

@@ -63,7 +63,8 @@ def _pictures() -> dict[str, Picture]:
         "causal": Picture(
             "attention",
             (matrix(18, 4, 3), matrix(19, 4, 3), matrix(20, 4, 2), np.tril(np.ones((4, 4), dtype=bool))),
-            "attention(Q, K, V, causal_mask(4)): weight above the diagonal must be 0 and each row must sum to 1",
+            "attention(Q, K, V, mask) with the lesson's causal mask for 4 tokens, np.tril(np.ones((4, 4), dtype=bool)), "
+            "whatever your causal_mask returns: weight above the diagonal must be 0 and each row must sum to 1",
         ),
     }
 

@@ -156,6 +156,11 @@ def _attention_with(
     return attention
 
 
+def _unmasked_weights_returned(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None) -> Any:
+    out, _ = reference.attention(Q, K, V, mask)
+    return out, reference.attention(Q, K, V)[1]
+
+
 def _self_attention_with(project: Callable, attention: Callable = reference.attention) -> Callable:
     def self_attention(X, Wq, Wk, Wv, mask=None):  # noqa: N803 - the lesson's names
         Q, K, V = project(X, Wq, Wk, Wv)
@@ -497,7 +502,8 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "softmax_only_2d",
-        "softmax works only on 2-D arrays: {consequence}. The lesson's softmax works on an array of any "
+        "softmax is right on 2-D arrays but not on arrays of more than two dimensions: {consequence}. The "
+        "lesson's softmax works on an array of any "
         "shape, along the axis it is given (section 2: x.max(axis=axis, keepdims=True), and no x[i] or x.T).",
         "softmax",
         consequence=_raised_beyond_2d,
@@ -720,6 +726,14 @@ MISTAKES: tuple[Mistake, ...] = (
         (_attention_with(returns=lambda out, A: (out, A.T)),),
     ),
     Mistake(
+        "weights_returned_unmasked",
+        "attention returns the weights from before the mask: its out uses the masked weights, but the A it "
+        "returns is softmax of the unmasked scores, so A shows weight on keys the mask hides. Return the A that "
+        "made out (section 2: return A @ V, A).",
+        "attention",
+        (_unmasked_weights_returned,),
+    ),
+    Mistake(
         "weights_not_returned",
         "attention returns only the output; it must return the pair (out, A), so the weights can be "
         "inspected (section 2: return A @ V, A).",
@@ -874,7 +888,9 @@ MISTAKES: tuple[Mistake, ...] = (
 
 # -- a self_attention that computes attention itself -----------------------------------------
 
-INLINE_SUBJECT = "self_attention computes attention itself instead of calling attention(X @ Wq, X @ Wk, X @ Wv, mask), and "
+# Said of what self_attention's answers prove, whether it computes attention in its own code
+# or changes something on the way to calling attention (a causal default, a factor on Q).
+INLINE_SUBJECT = "self_attention does not return attention(X @ Wq, X @ Wk, X @ Wv, mask): on the way, "
 # Where self_attention's probes show large scores, and a fully masked row (the last two).
 SA_LARGE, SA_FULLY_MASKED, SA_ALL_MASKED = 6, 7, 8
 
@@ -887,11 +903,12 @@ def inline_id(mistake: str) -> str:
 
 
 def _inline_message(message: str) -> str:
-    """attention's message, said of self_attention's own attention code."""
-    for subject, pronoun in (("attention's ", "its "), ("attention ", "")):
+    """attention's message (a mistake's, or an observed sentence), said of what self_attention
+    does on the way to its answer."""
+    for subject, pronoun in (("attention's ", "its "), ("attention: ", ""), ("attention ", "it ")):
         if message.startswith(subject):
             return INLINE_SUBJECT + pronoun + message[len(subject):]
-    raise ValueError(f"an attention message that does not start with its subject: {message[:40]}")
+    return INLINE_SUBJECT.removesuffix("on the way, ") + message
 
 
 # The consequences of attention's mistakes, read from self_attention's own answers.
@@ -1165,7 +1182,7 @@ def _as_self_attentions(found: steps.Finding) -> steps.Finding:
     """attention's steps, found in self_attention's own code, under self_attention's ids."""
     return steps.Finding(
         [dataclasses.replace(step, mistake=inline_id(step.mistake)) for step in found.steps if inline_id(step.mistake) in INLINE_IDS],
-        [f"self_attention, which computes attention itself: {sentence}" for sentence in found.observed],
+        [_inline_message(sentence) for sentence in found.observed],
     )
 
 

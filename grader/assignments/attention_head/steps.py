@@ -136,10 +136,15 @@ SCALES: dict[Step, Callable[[int, int, int, int, int | None], float]] = {
     Step("1 / sqrt(d_k) (they are multiplied by sqrt(d_k))"): lambda dk, dv, nq, nk, dm: 1 / np.sqrt(dk),
     Step("sqrt(d_k) / 2"): lambda dk, dv, nq, nk, dm: np.sqrt(dk) / 2,
     Step("2·sqrt(d_k)"): lambda dk, dv, nq, nk, dm: 2 * np.sqrt(dk),
+    Step("n_k, the number of keys (len(K)), instead of sqrt(d_k)"): lambda dk, dv, nq, nk, dm: nk,
+    Step("d_v, the width of V, instead of sqrt(d_k)"): lambda dk, dv, nq, nk, dm: dv,
 }
 # A self_attention that computes attention itself may divide by the width of X.
 D_MODEL_SCALES: dict[Step, Callable[[int, int, int, int, int | None], float]] = {
     Step("sqrt(d_model)", "scale_wrong_dim"): lambda dk, dv, nq, nk, dm: np.nan if dm is None else np.sqrt(dm),
+    Step(
+        "sqrt(d_k)·sqrt(d_model): besides sqrt(d_k), an extra factor 1/sqrt(d_model) on Q or K (a pre-scaled query)"
+    ): lambda dk, dv, nq, nk, dm: np.nan if dm is None else np.sqrt(dk) * np.sqrt(dm),
 }
 DIVISIONS: dict[Step, Callable[[np.ndarray, float], np.ndarray]] = {
     ok("/"): lambda s, c: s / c,
@@ -450,7 +455,8 @@ def _weights(steps: tuple[Step, ...]) -> Weights:
 
 
 def attention_sentence(step: Step) -> str:
-    for table, phrase in ((ORIENTATIONS, "attention's scores are {}"), (SCALES, "attention divides its scores by {}")):
+    scales = SCALES | D_MODEL_SCALES
+    for table, phrase in ((ORIENTATIONS, "attention's scores are {}"), (scales, "attention divides its scores by {}")):
         if step in table:
             return phrase.format(step.words) + ", where the lesson computes Q @ K.T / sqrt(d_k)."
     return f"attention: {step.words}."

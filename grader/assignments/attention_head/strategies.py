@@ -24,6 +24,12 @@ def qkv(
     return source, source.floats((n_q, d_k)), source.floats((n_k, d_k)), source.floats((n_k, d_v))
 
 
+def without_zeros(values: np.ndarray) -> np.ndarray:
+    """``values`` with each exact 0 made a quarter: a product with a fully masked row's nan is then nan
+    however it is computed (np.dot's BLAS skips zero factors)."""
+    return np.where(values == 0, 0.25, values)
+
+
 def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.SearchStrategy[np.ndarray]:
     """Score arrays of one to three axes, as softmax meets them."""
     shapes = hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=MAX_SIDE)
@@ -104,6 +110,16 @@ def large_score_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 @st.composite
+def large_score_masked_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(Q, K, V, mask)`` whose scaled scores reach about ±1e3, with no mask or one that keeps
+    a key per query: a masked key may hold a row's largest score, which the -inf must hide
+    exactly (a mask applied after exp then underflows the keys that are kept)."""
+    Q, K, V = draw(large_score_inputs())
+    masked = draw(st.booleans())
+    return Q, K, V, arrays(draw).mask(Q.shape[0], K.shape[0]) if masked else None
+
+
+@st.composite
 def masked_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with an arbitrary mask that keeps one key per query at least."""
     source, Q, K, V = qkv(draw)
@@ -132,6 +148,7 @@ def any_attention_inputs() -> st.SearchStrategy[tuple]:
 def one_row_fully_masked(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(Q, K, V, mask)`` with at least two queries, exactly one of them fully masked."""
     source, Q, K, V = qkv(draw)
+    V = without_zeros(V)  # so that the masked row's nan reaches every column of out, np.dot or @
     Q = np.vstack([Q, source.floats((1, Q.shape[1]))])
     drawn = source.mask(Q.shape[0], K.shape[0])
     drawn[draw(sides(Q.shape[0])) - 1] = False
@@ -152,6 +169,47 @@ def self_attention_inputs(
         source.floats((d_model, d_k), 1.0),
         source.floats((d_model, d_v), 1.0),
     )
+
+
+@st.composite
+def large_score_self_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, Wq, Wk, Wv)`` whose scaled scores reach about ±1e3 and beyond.
+
+    X, Wq and Wk hold whole numbers, so the scores are exact in float32 too: a float32 head
+    is judged on its softmax, not on rounding its projections.
+    """
+    side = sides(4)
+    n, d_model, d_k, d_v = draw(side), draw(side), draw(side), draw(side)
+    source = arrays(draw)
+    return (
+        source.floats((n, d_model), 6, step=1),
+        source.floats((d_model, d_k), 2, step=1),
+        source.floats((d_model, d_k), 2, step=1),
+        source.floats((d_model, d_v), 1.0),
+    )
+
+
+@st.composite
+def self_attention_one_row_fully_masked(
+    draw: st.DrawFn,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, Wq, Wk, Wv, mask)`` for at least two tokens, exactly one of them fully masked."""
+    X, Wq, Wk, Wv = draw(self_attention_inputs(min_n=2))
+    X, Wv = without_zeros(X), without_zeros(Wv)
+    n = X.shape[0]
+    mask = arrays(draw).mask(n, n)
+    mask[draw(sides(n)) - 1] = False
+    return X, Wq, Wk, Wv, mask
+
+
+@st.composite
+def masked_self_attention_inputs(
+    draw: st.DrawFn,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, Wq, Wk, Wv, mask)`` with an arbitrary mask that keeps one key per query at least."""
+    X, Wq, Wk, Wv = draw(self_attention_inputs())
+    n = X.shape[0]
+    return X, Wq, Wk, Wv, arrays(draw).mask(n, n)
 
 
 def with_permutation(xw: tuple[np.ndarray, ...]) -> st.SearchStrategy[tuple]:

@@ -355,8 +355,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "mha_mutates_inputs",
         "multi_head_attention changes {consequence} in place (an operation such as Wq /= ..., mask[...] = ... "
-        "or X.shape = ... on an argument), so the caller's arrays are different after the call, and calling it "
-        "twice can give two answers. Compute new arrays instead (X @ Wq / np.sqrt(d_head) leaves both alone; "
+        "or X.shape = ... on an argument), so the caller's arrays are different after the call. Compute new arrays instead (X @ Wq / np.sqrt(d_head) leaves both alone; "
         "~mask is a new array) (handout section 8).",
         "multi_head_attention",
         shows_in=changes_its_inputs,

@@ -105,10 +105,28 @@ def rows_fully_masked(draw: st.DrawFn) -> tuple[Any, ...]:
     a single token whose one key is masked too)."""
     n, n_heads, d_head = _sizes(draw, min_n=1, min_heads=1, max_heads=MAX_HEADS, min_width=1)
     source = arrays(draw)
-    inputs = _projections(source, n, n_heads * d_head)
+    # No zero in X, Wv or Wo, so a dead row's nan reaches every column of out however the
+    # products are computed (np.dot's BLAS skips zero factors).
+    inputs = tuple(np.where(W == 0, 0.25, W) for W in _projections(source, n, n_heads * d_head))
     mask = source.mask(n, n)
     mask[sorted(draw(st.sets(st.integers(0, n - 1), min_size=1)))] = False
     return (*inputs, n_heads, mask)
+
+
+@st.composite
+def large_score_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
+    """``(X, Wq, Wk, Wv, Wo, n_heads, mask)`` whose scaled scores reach about ±1e3 and beyond in every head.
+
+    X, Wq and Wk hold whole numbers, so the scores are exact in float32 too.
+    """
+    n, n_heads, d_head = _sizes(draw, min_n=1, min_heads=1, max_heads=MAX_HEADS, min_width=1)
+    d_model = n_heads * d_head
+    source = arrays(draw)
+    X = source.floats((n, d_model), 20, step=1)
+    Wq, Wk = (source.floats((d_model, d_model), 2, step=1) for _ in range(2))
+    Wv, Wo = (source.floats((d_model, d_model), W_BOUND) for _ in range(2))
+    # No mask, or one that keeps a key per query: a masked key may hold its row's largest score.
+    return X, Wq, Wk, Wv, Wo, n_heads, source.mask(n, n) if draw(st.booleans()) else None
 
 
 def one_of_masks() -> st.SearchStrategy[tuple[Any, ...]]:

@@ -77,13 +77,15 @@ def test_scaling(submission, qkv):
     expect.close(A, expected_A, f"A = softmax(Q K^T / sqrt({Q.shape[1]}))")
 
 
-@check(qkv=strategies.large_score_inputs())
-def test_large_logits(submission, qkv):
-    """attention stays finite and correct when the scores reach about ±1e3."""
-    Q, K, V = qkv
-    got = expect.pair(submission.attention(Q, K, V), "attention(Q, K, V)")
+@check(qkvm=strategies.large_score_masked_inputs())
+def test_large_logits(submission, qkvm):
+    """attention stays finite and correct when the scores reach about ±1e3, with or without a mask
+    (a masked key may hold its row's largest score)."""
+    Q, K, V, mask = qkvm
+    call = "attention(Q, K, V)" if mask is None else "attention(Q, K, V, mask)"
+    got = expect.pair(submission.attention(Q, K, V, mask), call)
     expect.finite(got[1], "A")
-    expect.same_attention(got, reference.attention(Q, K, V), rtol=1e-3)
+    expect.same_attention(got, reference.attention(Q, K, V, mask), rtol=1e-3)
 
 
 @check(qkvm=strategies.any_attention_inputs())

@@ -58,3 +58,10 @@ def test_matches_reference(submission, x):
     """softmax(x) equals the reference softmax on random inputs."""
     p = expect.array(submission.softmax(x), "softmax(x)")
     expect.close(p, reference.softmax(x), "softmax(x)")
+
+
+@check(x=strategies.logits())
+def test_inputs_unchanged(submission, x):
+    """softmax leaves the x it is given as it received it, as the lesson's does (x - x.max(...) is a new array)."""
+    called = submission.call("softmax", [x], return_args=True)
+    expect.unchanged("softmax", "x", x, called.args_after[0])

@@ -31,6 +31,18 @@ def test_split_shape(submission, xh):
     expect.shape(H, (n_heads, n, d_model // n_heads), f"split_heads(X, {n_heads}) for X of shape {X.shape}")
 
 
+@check(xh=strategies.split_inputs())
+def test_split_returns_array(submission, xh):
+    """split_heads returns one NumPy array, (n_heads, n, d_head), not a list or tuple of heads: H[h] and H.shape work on it."""
+    X, n_heads = xh
+    H = submission.split_heads(X, n_heads)
+    expect.holds(
+        isinstance(H, np.ndarray),
+        f"split_heads(X, {n_heads}) should return one array of shape (n_heads, n, d_head); it returned "
+        f"{expect.describe(H)} (np.stack(heads) makes one array of a list of heads)",
+    )
+
+
 @check(xh=strategies.split_inputs(min_heads=2))
 def test_split_columns(submission, xh):
     """Head h of split_heads(X, n_heads) is X[:, h*d_head:(h+1)*d_head]: its own columns, one row per token."""

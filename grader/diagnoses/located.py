@@ -1,0 +1,304 @@
+"""The sentence a wrong function gets when no known mistake and no step explains it.
+
+Every function whose checks fail is told something: a named mistake, an inferred step, that
+it is unfinished, or, failing all of those, this sentence. It locates the fault from the
+function's own answers to the diagnosis's probes: the first call it answers differently from
+the lesson's code, the first value that differs, and what it is against what the lesson's
+code gives. Where the answers prove more than the place, it says so too, and only then:
+
+- **nan turned into numbers**: on every call that differs, each entry the lesson gives as nan
+  is a number, and every other entry is the lesson's;
+- **an answer kept from an earlier call**: a call is answered with exactly the right answer
+  of an earlier call with other inputs of the same shapes, and a new input of those shapes
+  gets that answer again, where the lesson's code answers otherwise (a function that merely
+  ignores an input, a mask say, answers the new input anew).
+
+A function right on every probe whose checks still fail is told that, and pointed to those
+checks' reproductions, which show the input it gets wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+RAISED = "raised"  # as grader.diagnoses.RAISED: this module does not import the package
+
+
+def sentence(
+    function: str,
+    parameters: Sequence[str],
+    probes: Sequence[Any],
+    got: Sequence[Any],
+    expected: Sequence[Any],
+    differs: Sequence[bool],
+) -> str | None:
+    """What ``function`` does wrong, located on its first differing probe; None if none differs.
+
+    ``probes``: the function's probes (:class:`~grader.diagnoses.Probe`); ``got`` and
+    ``expected``: the student's and the lesson's answers (:class:`~grader.diagnoses.Answer`);
+    ``differs``: which answers the diagnosis found different (its own tolerance).
+    """
+    wrong = [index for index, different in enumerate(differs) if different]
+    if not wrong:
+        return None
+    first = wrong[0]
+    first_call = _call(function, parameters, probes[first])
+    if all(_nan_made_a_number(got[index].value, expected[index].value) for index in wrong):
+        return (
+            f"{function} turns nan into numbers (as np.nan_to_num does): {first_call} gives numbers where the lesson's "
+            "code gives nan, and the lesson's answer everywhere else. The lesson's nan is a signal (in attention, "
+            "of a query with every key masked): leave it where the lesson's code gives it."
+        )
+    return (
+        f"{function} answers differently from the lesson's code, and no mistake the grader knows explains it: "
+        f"{first_call} {_difference(got[first], expected[first].value)}."
+    )
+
+
+def kept_from_earlier(
+    function: str,
+    parameters: Sequence[str],
+    probes: Sequence[Any],
+    got: Sequence[Any],
+    differs: Sequence[bool],
+    call: Callable[[Any], Any],
+    lesson: Callable[..., Any],
+) -> str | None:
+    """The sentence of a function whose answer is one it gave an earlier call (see
+    :func:`_kept_from_earlier`), or None. Its other wrong answers prove nothing then: they
+    may be kept answers too."""
+    kept = _kept_from_earlier(probes, got, differs, call, lesson)
+    if kept is None:
+        return None
+    earlier, later = kept
+    return (
+        f"{function} answers a call with what it returned for an earlier call with other inputs of the same "
+        f"shapes: {_call(function, parameters, probes[later])}, called after {_call(function, parameters, probes[earlier])}, "
+        "returns the earlier call's answer, and so does a new input of those shapes, where the lesson's code answers "
+        "each differently. Its answer depends on an earlier call (a cache, or a value kept between calls): compute "
+        "every answer from its own inputs."
+    )
+
+
+def right_on_every_probe(function: str, found: Mapping[str, str]) -> str:
+    """The sentence of a function that answers every probe right but fails the checks of
+    ``found`` (check id -> its feedback), whose examples called it alone."""
+    check, feedback = next(iter(found.items()))
+    others = f" (and {', '.join(list(found)[1:])})" if len(found) > 1 else ""
+    return (
+        f"{function} answers every input the diagnosis tried as the lesson's code does, but not the input "
+        f"{check}{others} tried: {feedback.rstrip('.')}. That input is in the check's reproduction."
+    )
+
+
+def changed_in_place(function: str, parameters: Sequence[str], probes: Sequence[Any], got: Sequence[Any]) -> str | None:
+    """The sentence of a function that left some of its arguments changed; None if none."""
+    changed = sorted({
+        index for probe, answer in zip(probes, got)
+        for index, (before, after) in enumerate(zip(probe.args, answer.args_after))
+        if isinstance(before, np.ndarray) and not _identical(before, after)
+    })
+    if not changed:
+        return None
+    names = list(parameters) + [f"argument {i + 1}" for i in range(len(parameters), max(changed) + 1)]
+    listed = _and([names[index] for index in changed])
+    return (
+        f"{function} changes {listed} in place (an operation such as x -= ..., x[...] = ... or np.exp(x, out=x) on "
+        "an argument), so the caller's array is different after the call. Compute new arrays instead, as the "
+        "lesson's code does: y = x - c makes a new array and leaves x alone."
+    )
+
+
+def no_probe_shows(checks: Sequence[str]) -> str:
+    """The sentence of a head whose every function answers every probe right, though checks failed."""
+    return (
+        f"Every function answers the inputs the diagnosis tried as the lesson's code does, yet {', '.join(checks)} "
+        "found a wrong answer: the input is in the reproduction shown with each."
+    )
+
+
+def _call(function: str, parameters: Sequence[str], probe: Any) -> str:
+    """``f(x, y, mask) (x and y of shape (3, 3); mask causal)``: the call and what
+    each argument is (shapes, and a mask's fully masked rows)."""
+    names = list(parameters) + [f"argument {i + 1}" for i in range(len(parameters), len(probe.args))]
+    shown = [names[i] for i in range(len(probe.args))] + [f"{key}={value!r}" for key, value in probe.kwargs.items()]
+    groups: list[tuple[list[str], str]] = []
+    for name, value in zip(names, probe.args):
+        what = _argument(value)
+        if not what:
+            continue
+        if groups and groups[-1][1] == what and what.startswith("of shape"):
+            groups[-1][0].append(name)
+        else:
+            groups.append(([name], what))
+    described = [f"{_and(group)} {what}" for group, what in groups]
+    told = f"{function}({', '.join(shown)})"
+    return f"{told} ({'; '.join(described)})" if described else told
+
+
+def _argument(value: Any) -> str:
+    if not isinstance(value, np.ndarray):
+        return f"= {value!r}" if isinstance(value, (int, float)) else ""
+    if value.dtype == bool and value.ndim == 2:
+        dead = np.flatnonzero(~value.any(axis=1))
+        if len(dead) == value.shape[0]:
+            return "all False"
+        if len(dead):
+            return f"with row {', '.join(map(str, dead))} all False"
+        if np.array_equal(value, np.tril(np.ones_like(value))):
+            return "causal"
+    return f"of shape {value.shape}"
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _difference(got: Any, expected: Any) -> str:
+    """How the student's answer differs from the lesson's, at the first place it does."""
+    if got.value is RAISED:
+        return f"raises {got.raised or 'an exception'}, where the lesson's code returns {_kind(expected)}"
+    value = got.value
+    if isinstance(value, tuple) != isinstance(expected, tuple):
+        return f"returns {_kind(value)}, where the lesson's code returns {_kind(expected)}"
+    if isinstance(expected, tuple):
+        if not isinstance(value, tuple) or len(value) != len(expected):
+            return f"returns {_kind(value)}, where the lesson's code returns {_kind(expected)}"
+        for index, (part, lesson) in enumerate(zip(value, expected)):
+            text = _array_difference(part, lesson, f"part [{index}]")
+            if text:
+                return f"returns a tuple whose {text}"
+        return "returns a tuple that differs from the lesson's"
+    arrays = _floats(value, expected)
+    if arrays is None:
+        return f"returns {_kind(value)}, where the lesson's code returns {_kind(expected)}"
+    if arrays[0].shape != arrays[1].shape:
+        return f"returns an array of shape {arrays[0].shape}, where the lesson's code returns one of shape {arrays[1].shape}"
+    return "returns an array whose " + (_array_difference(value, expected, "entry") or "entries differ from the lesson's")
+
+
+def _floats(got: Any, expected: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    try:
+        return np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
+def _array_difference(got: Any, expected: Any, what: str) -> str:
+    arrays = _floats(got, expected)
+    if arrays is None:
+        return f"{what} is {_kind(got)}, where the lesson's is {_kind(expected)}"
+    got, expected = arrays
+    if got.shape != expected.shape:
+        return f"{what} has shape {got.shape}, where the lesson's has shape {expected.shape}"
+    with np.errstate(invalid="ignore"):
+        close = np.isclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
+    if close.all():
+        return ""
+    index = tuple(int(i) for i in np.argwhere(~close)[0])
+    where = f"{what} at {list(index)}" if index else what
+    return f"{where} is {_number(got[index])}, where the lesson's is {_number(expected[index])}"
+
+
+def _number(value: float) -> str:
+    return "nan" if np.isnan(value) else f"{value:.6g}"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, tuple):
+        return f"a tuple (or list) of {len(value)} values"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return "None" if value is None else type(value).__name__
+
+
+def _nan_made_a_number(got: Any, expected: Any) -> bool:
+    """Where the lesson gives nan, numbers (in one value at least; nan may stay in another);
+    everywhere else, the lesson's answer."""
+    if isinstance(expected, tuple) != isinstance(got, tuple) or got is RAISED or got is None:
+        return False
+    if isinstance(expected, tuple) and len(got) != len(expected):
+        return False
+    pairs = list(zip(got, expected)) if isinstance(expected, tuple) else [(got, expected)]
+    read = [_nan_read(a, b) for a, b in pairs]
+    return all(state is not None for state in read) and any(read)
+
+
+def _nan_read(got: Any, expected: Any) -> bool | None:
+    """None where ``got`` is not the lesson's ``expected`` outside its nan; else whether some
+    of its nan became numbers."""
+    arrays = _floats(got, expected)
+    if arrays is None or arrays[0].shape != arrays[1].shape:
+        return None
+    got, expected = arrays
+    nan = np.isnan(expected)
+    with np.errstate(invalid="ignore"):
+        if not np.isclose(got[~nan], expected[~nan], rtol=1e-4, atol=1e-5).all():
+            return None
+    return bool(np.isfinite(got[nan]).any())
+
+
+def _kept_from_earlier(
+    probes: Sequence[Any],
+    got: Sequence[Any],
+    differs: Sequence[bool],
+    call: Callable[[Any], Any],
+    lesson: Callable[..., Any],
+) -> tuple[int, int] | None:
+    """``(earlier, later)``: a wrong answer that is exactly the right answer of an earlier call
+    with other inputs of the same shapes, and that the function gives again to a new input of
+    those shapes called right after that earlier call, where the lesson's code answers
+    otherwise. A function that merely ignores an
+    input (a mask) answers the new input anew, and is not told this."""
+    for later in (index for index, different in enumerate(differs) if different):
+        for earlier in range(later):
+            if not (
+                not differs[earlier]
+                and _same_shapes(probes[earlier], probes[later])
+                and not _identical(probes[earlier].args, probes[later].args)
+                and _identical(got[earlier].value, got[later].value)
+            ):
+                continue
+            fresh = dataclasses.replace(probes[later], args=tuple(_moved(arg) for arg in probes[later].args))
+            if _identical(fresh.args, probes[later].args):
+                return None
+            try:
+                with np.errstate(all="ignore"):
+                    expected = lesson(*fresh.args, **fresh.kwargs)
+            except Exception:  # the lesson's code refuses the new input: it proves nothing
+                return None
+            call(probes[earlier])  # as it was before, for a function that keeps only its last answer
+            answer = call(fresh).value
+            if _identical(answer, got[later].value) and not _identical(expected, answer):
+                return earlier, later
+            return None
+    return None
+
+
+def _moved(value: Any) -> Any:
+    """A float array of the same shape with other values; anything else as it is."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value * 1.37 + 0.11
+    return value
+
+
+def _same_shapes(a: Any, b: Any) -> bool:
+    """The arrays both calls pass (an optional mask one of them leaves out aside) have the same shapes."""
+    return all(
+        np.shape(x) == np.shape(y) for x, y in zip(a.args, b.args) if isinstance(x, np.ndarray) and isinstance(y, np.ndarray)
+    )
+
+
+def _identical(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(_identical, a, b))
+    if a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        return a is b or a == b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,120 @@
+"""The sentence a wrong function gets when no named mistake explains it (grader.diagnoses.located),
+on heads written here and called in this process: each locates the fault, names the step its
+answers prove, and claims nothing they do not prove."""
+
+from __future__ import annotations
+
+import numpy as np
+from test_inference import caller, lesson_head
+
+from grader import assignments, diagnoses
+from grader.assignments.attention_head import reference
+from grader.assignments.attention_head.mistakes import KNOWN
+from grader.engine.counterexample import repro
+from grader.engine.proxy import Call
+
+
+def said(head, **kwargs) -> tuple[list[str], str]:
+    found = diagnoses.diagnose(caller(head), KNOWN, **kwargs)
+    return [d["id"] for d in found if d["id"] != "observed"], " ".join(d["message"] for d in found if d["id"] == "observed")
+
+
+def test_nan_turned_into_numbers_is_said_of_the_function_that_does_it():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        out, A = reference.attention(Q, K, V, mask)
+        return np.nan_to_num(out), A
+
+    ids, words = said(lesson_head(attention=attention))
+    assert ids == []
+    assert words.startswith("attention turns nan into numbers") and "all False" in words
+
+
+def test_an_answer_kept_from_an_earlier_call_is_said_only_when_calling_again_changes_it():
+    kept = {}
+
+    def cached(Q, K, V, mask=None):  # noqa: N803 - the last answer, kept by the inputs' shapes
+        key = (Q.shape, K.shape, V.shape)
+        if key not in kept:
+            kept.clear()
+            kept[key] = reference.attention(Q, K, V, mask)
+        return kept[key]
+
+    _, words = said(lesson_head(attention=cached))
+    assert "depends on an earlier call" in words
+
+    def ignores_the_mask(Q, K, V, mask=None):  # noqa: N803 - the same answer for SQUARE with any mask, always
+        return reference.attention(Q, K, V)
+
+    ids, words = said(lesson_head(attention=ignores_the_mask))
+    assert "depends on an earlier call" not in words and ids == ["mask_ignored"]
+
+
+def test_a_function_that_writes_into_its_argument_is_told_which_one():
+    def softmax(x, axis=-1):
+        x -= x.max(axis=axis, keepdims=True)
+        np.exp(x, out=x)
+        x /= x.sum(axis=axis, keepdims=True)
+        return x
+
+    ids, words = said(lesson_head(softmax=softmax), suspects={"softmax"})
+    assert ids == [] and words.startswith("softmax changes x in place")
+
+
+def test_a_right_function_is_pointed_to_the_checks_that_called_it_alone():
+    head = lesson_head()
+    checks = {
+        "attention.large_logits": diagnoses.FailedCheck(frozenset({"attention"}), "A contains nan at index [1, 0]"),
+        "mask.arbitrary": diagnoses.FailedCheck(frozenset({"attention", "softmax"}), "A is wrong"),
+    }
+    ids, words = said(head, suspects={"attention"}, failed_checks=checks)
+    assert ids == [] and "but not the input attention.large_logits tried: A contains nan at index [1, 0]" in words
+    assert "mask.arbitrary" not in words
+
+
+def test_a_head_right_on_every_probe_is_still_told_where_its_points_went():
+    checks = {"mask.arbitrary": diagnoses.FailedCheck(frozenset({"attention", "softmax"}), "A is wrong")}
+    ids, words = said(lesson_head(), suspects={"attention"}, failed_checks=checks)
+    assert ids == [] and words.startswith("Every function answers the inputs the diagnosis tried") and "mask.arbitrary" in words
+
+
+def test_a_pair_returned_as_one_array_is_located():
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        out, A = reference.attention(Q, K, V, mask)
+        return out if mask is None else (out, A)
+
+    _, words = said(lesson_head(attention=attention))
+    assert "returns an array of shape (3, 2), where the lesson's code returns a tuple (or list) of 2 values" in words
+
+
+def test_over_a_wrong_helper_the_caller_is_told_nothing_of_its_own():
+    def softmax(x, axis=-1):  # the last axis always, no shift: attention over it is the lesson's attention
+        e = np.exp(x)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    _, words = said(lesson_head(softmax=softmax))
+    assert "attention answers differently" not in words and "self_attention" not in words
+
+
+def test_a_mistake_its_answers_prove_is_named_though_an_assert_refuses_other_inputs():
+    """A variant's mistake shown on every input answered, with an assert of the student's own
+    refusing the others: named, beside the sentence on the assert."""
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        assert Q.shape[0] == K.shape[0], "one query per key"
+        out, _ = reference.attention(Q, K, V, mask)
+        return out, reference.attention(Q, K, V)[1]  # the weights from before the mask
+
+    ids, words = said(lesson_head(attention=attention))
+    assert ids == ["weights_returned_unmasked"] and "raised AssertionError" in words
+
+
+def test_an_argument_read_back_is_shown_before_and_after_in_the_repro():
+    text = repro([Call("softmax", {"x": np.array([1.0, 2.0])}, reads_arguments=True)], module="attention")
+    assert "x_before = x.copy()" in text and "softmax(x)\n" in text
+    assert "print('x', 'unchanged:', np.array_equal(x, x_before, equal_nan=True))" in text
+    assert "print(softmax(x))" not in text
+
+
+def test_the_causal_picture_does_not_claim_to_call_the_students_causal_mask():
+    caption = assignments.get("attention_head").pictures()["causal"].caption
+    assert "causal_mask(4)" not in caption and "np.tril" in caption
