@@ -942,9 +942,11 @@ def diagnose(
             helpers_read = (
                 below != UNREADABLE and not lost and _reproducible(known, _helpers_below(known, function), answers)
             )
-            if len(found) == told_before and helpers_read:
+            if len(found) == told_before and helpers_read and below == RIGHT:
                 found += _located(known, function, got, expected, call)
-            elif len(found) == told_before:
+            elif len(found) == told_before and helpers_read:  # held to the lesson's function over its own helpers
+                found += _located_over_helpers(known, function, got, call)
+            if len(found) == told_before:
                 silent_wrong.append(function)
     failed_checks = failed_checks or {}
     for function in right_yet_failing:  # found wrong only by checks that called it alone
@@ -981,19 +983,46 @@ def _parameters(known: Mistakes, function: str) -> tuple[str, ...]:
 
 
 def _located(
-    known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...], call: Callable[[Probe], Answer]
+    known: Mistakes,
+    function: str,
+    got: list[Answer],
+    expected: Iterable[Answer],
+    call: Callable[[Probe], Answer],
+    lesson: str = "the lesson's code",
 ) -> list[dict[str, str]]:
-    """The sentence that locates a wrong function's fault, when nothing else is told of it."""
+    """The sentence that locates a wrong function's fault, when nothing else is told of it
+    (held to ``expected``, the answers ``lesson`` names)."""
+    expected = list(expected)
     differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
     parameters, probes = _parameters(known, function), known.probes[function]
     told = []
-    for sentence in (located.sentence, located.changed_in_place):
-        try:
-            arguments = (got, expected, differs) if sentence is located.sentence else (got,)
-            told.append(sentence(function, parameters, probes, *arguments))
-        except Exception:  # a sentence of last resort that fails never costs the sentences found before it
-            continue
+    try:
+        told.append(located.sentence(function, parameters, probes, got, expected, differs, lesson))
+    except Exception:  # a sentence of last resort that fails never costs the sentences found before it
+        pass
+    try:
+        told.append(located.changed_in_place(function, parameters, probes, got))
+    except Exception:
+        pass
     return [{"id": OBSERVED, "message": sentence} for sentence in told if sentence]
+
+
+def _located_over_helpers(
+    known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer]
+) -> list[dict[str, str]]:
+    """A function wrong over wrong helpers, located against the lesson's function over those
+    very helpers: what differs then is its own doing, never a helper's. Not located where
+    the assignment gives no such function."""
+    candidates = known.over_helpers.get(function)
+    if candidates is None:
+        return []
+    try:
+        candidate = candidates(lambda name, **kwargs: student_function(call, name, **kwargs))[0]
+        made = [run(candidate, probe) for probe in known.probes[function]]
+    except (Unanswered, IndexError):
+        return []
+    helpers = " and ".join(known.helpers.get(function, ()))
+    return _located(known, function, got, made, call, f"the lesson's {function} over your own {helpers}")
 
 
 def _kept_answers(

@@ -35,12 +35,15 @@ def sentence(
     got: Sequence[Any],
     expected: Sequence[Any],
     differs: Sequence[bool],
+    lesson: str = "the lesson's code",
 ) -> str | None:
     """What ``function`` does wrong, located on its first differing probe; None if none differs.
 
     ``probes``: the function's probes (:class:`~grader.diagnoses.Probe`); ``got`` and
-    ``expected``: the student's and the lesson's answers (:class:`~grader.diagnoses.Answer`);
-    ``differs``: which answers the diagnosis found different (its own tolerance).
+    ``expected``: the student's answers and those it is held to (:class:`~grader.diagnoses.Answer`),
+    which ``lesson`` names: the lesson's code, or the lesson's function over the student's own
+    helpers, so that what differs is the function's own doing; ``differs``: which answers the
+    diagnosis found different (its own tolerance).
     """
     wrong = [index for index, different in enumerate(differs) if different]
     if not wrong:
@@ -49,13 +52,13 @@ def sentence(
     first_call = _call(function, parameters, probes[first])
     if all(_nan_made_a_number(got[index].value, expected[index].value) for index in wrong):
         return (
-            f"{function} turns nan into numbers (as np.nan_to_num does): {first_call} gives numbers where the lesson's "
-            "code gives nan, and the lesson's answer everywhere else. The lesson's nan is a signal (in attention, "
-            "of a query with every key masked): leave it where the lesson's code gives it."
+            f"{function} turns nan into numbers (as np.nan_to_num does): {first_call} gives numbers where {lesson} "
+            "gives nan, and the same answer everywhere else. The lesson's nan is a signal (in attention, of a query "
+            "with every key masked): leave it where the lesson's code gives it."
         )
     return (
-        f"{function} answers differently from the lesson's code, and no mistake the grader knows explains it: "
-        f"{first_call} {_difference(got[first], expected[first].value)}."
+        f"{function} answers differently from {lesson}, and no mistake the grader knows explains it: "
+        f"{first_call} {_difference(got[first], expected[first].value, lesson)}."
     )
 
 
@@ -158,27 +161,28 @@ def _and(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _difference(got: Any, expected: Any) -> str:
-    """How the student's answer differs from the lesson's, at the first place it does."""
+def _difference(got: Any, expected: Any, lesson: str = "the lesson's code") -> str:
+    """How the student's answer differs from the one ``lesson`` gives, at the first place it does."""
+    theirs = "the lesson's" if lesson == "the lesson's code" else f"that of {lesson}"
     if got.value is RAISED:
-        return f"raises {got.raised or 'an exception'}, where the lesson's code returns {_kind(expected)}"
+        return f"raises {got.raised or 'an exception'}, where {lesson} returns {_kind(expected)}"
     value = got.value
     if isinstance(value, tuple) != isinstance(expected, tuple):
-        return f"returns {_kind(value)}, where the lesson's code returns {_kind(expected)}"
+        return f"returns {_kind(value)}, where {lesson} returns {_kind(expected)}"
     if isinstance(expected, tuple):
-        if not isinstance(value, tuple) or len(value) != len(expected):
-            return f"returns {_kind(value)}, where the lesson's code returns {_kind(expected)}"
-        for index, (part, lesson) in enumerate(zip(value, expected)):
-            text = _array_difference(part, lesson, f"part [{index}]")
+        if len(value) != len(expected):
+            return f"returns {_kind(value)}, where {lesson} returns {_kind(expected)}"
+        for index, (part, other) in enumerate(zip(value, expected)):
+            text = _array_difference(part, other, f"part [{index}]", theirs)
             if text:
                 return f"returns a tuple whose {text}"
-        return "returns a tuple that differs from the lesson's"
+        return f"returns a tuple that differs from {theirs}"
     arrays = _floats(value, expected)
     if arrays is None:
-        return f"returns {_kind(value)}, where the lesson's code returns {_kind(expected)}"
+        return f"returns {_kind(value)}, where {lesson} returns {_kind(expected)}"
     if arrays[0].shape != arrays[1].shape:
-        return f"returns an array of shape {arrays[0].shape}, where the lesson's code returns one of shape {arrays[1].shape}"
-    return "returns an array whose " + (_array_difference(value, expected, "entry") or "entries differ from the lesson's")
+        return f"returns an array of shape {arrays[0].shape}, where {lesson} returns one of shape {arrays[1].shape}"
+    return "returns an array whose " + (_array_difference(value, expected, "entry", theirs) or f"entries differ from {theirs}")
 
 
 def _floats(got: Any, expected: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -188,20 +192,20 @@ def _floats(got: Any, expected: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return None
 
 
-def _array_difference(got: Any, expected: Any, what: str) -> str:
+def _array_difference(got: Any, expected: Any, what: str, theirs: str = "the lesson's") -> str:
     arrays = _floats(got, expected)
     if arrays is None:
-        return f"{what} is {_kind(got)}, where the lesson's is {_kind(expected)}"
+        return f"{what} is {_kind(got)}, where {theirs} is {_kind(expected)}"
     got, expected = arrays
     if got.shape != expected.shape:
-        return f"{what} has shape {got.shape}, where the lesson's has shape {expected.shape}"
+        return f"{what} has shape {got.shape}, where {theirs} has shape {expected.shape}"
     with np.errstate(invalid="ignore"):
         close = np.isclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
     if close.all():
         return ""
     index = tuple(int(i) for i in np.argwhere(~close)[0])
     where = f"{what} at {list(index)}" if index else what
-    return f"{where} is {_number(got[index])}, where the lesson's is {_number(expected[index])}"
+    return f"{where} is {_number(got[index])}, where {theirs} is {_number(expected[index])}"
 
 
 def _number(value: float) -> str:

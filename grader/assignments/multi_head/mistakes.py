@@ -326,7 +326,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mha_mask_large_negative",
-        "multi_head_attention sets the masked scores to {words} instead of -inf. Their weights still come out 0 "
+        "multi_head_attention's masked scores behave as {words} would, not as -inf. Their weights still come out 0 "
         "while a row keeps a key, but a row whose every key is masked gets weights that sum to 1 where it must "
         "be nan, the sign that no key is left: np.where(mask, scores, -np.inf) (handout section 6).",
         "multi_head_attention",
