@@ -1195,7 +1195,9 @@ def _named_where_it_answered(
     """A function that raised on some probes (an assert of its own, a shape it refuses) and
     answered the others: the one mistake whose variant gives every answer it gave, and
     differs from the lesson's on one of them at least, is proven by those answers. Two
-    mistakes that would both explain them prove neither; the raises are told apart."""
+    mistakes that would both explain them prove neither; the raises are told apart. (A
+    function whose other answers a second mistake changes is left to the inference: a
+    variant that fits some of them can be another combination of steps.)"""
     got = evidence.answers[function]
     answered = [index for index, answer in enumerate(got) if answer.value is not RAISED]
     if not answered or len(answered) == len(got):

@@ -51,10 +51,13 @@ def sentence(
     first = wrong[0]
     first_call = _call(function, parameters, probes[first])
     if all(_nan_made_a_number(got[index].value, expected[index].value) for index in wrong):
+        value, theirs = got[first].value, expected[first].value
+        parts = [i for i, (a, b) in enumerate(zip(value, theirs)) if _nan_read(a, b)] if isinstance(theirs, tuple) else []
+        where = f" in part {' and '.join(f'[{i}]' for i in parts)} of what it returns" if parts else ""
         return (
-            f"{function} turns nan into numbers (as np.nan_to_num does): {first_call} gives numbers where {lesson} "
-            "gives nan, and the same answer everywhere else. The lesson's nan is a signal (in attention, of a query "
-            "with every key masked): leave it where the lesson's code gives it."
+            f"{function} turns nan into numbers (as np.nan_to_num does): {first_call} gives numbers{where} where "
+            f"{lesson} gives nan, and the same answer everywhere else. The lesson's nan is a signal (in attention, of "
+            "a query with every key masked): leave it where the lesson's code gives it."
         )
     return (
         f"{function} answers differently from {lesson}, and no mistake the grader knows explains it: "

@@ -1,0 +1,36 @@
+# diagnosis: none
+# mistake: multi_head_attention: it divides the scores by sqrt(d_head) * TAU with a hard-coded temperature TAU = 1.5, which flattens every head's weights.
+# uncatalogued: 1
+# style: research-notebook knob ("softer attention generalises better") left in the graded file
+import numpy as np
+
+TAU = 1.5  # attention temperature
+
+
+def softmax(x, axis=-1):
+    # The lesson's softmax, complete: subtract the max along axis, exponentiate, normalise.
+    x = x - x.max(axis=axis, keepdims=True)  # stability: exp never overflows
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def split_heads(X, n_heads):
+    n, d_model = X.shape
+    return X.reshape(n, n_heads, d_model // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(H):
+    n_heads, n, d_head = H.shape
+    return H.transpose(1, 0, 2).reshape(n, n_heads * d_head)
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
+    Q = split_heads(X @ Wq, n_heads)
+    K = split_heads(X @ Wk, n_heads)
+    V = split_heads(X @ Wv, n_heads)
+    d_head = Q.shape[-1]
+    scores = Q @ K.transpose(0, 2, 1) / (np.sqrt(d_head) * TAU)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return merge_heads(A @ V) @ Wo, A
