@@ -166,7 +166,12 @@ class Model:
 
 
 def explain(
-    model: Model, probes: Sequence[Any], values: Sequence[Any], prefer_alike: bool = True, raises: str = UNREAD
+    model: Model,
+    probes: Sequence[Any],
+    values: Sequence[Any],
+    prefer_alike: bool = True,
+    raises: str = UNREAD,
+    as_far_as: bool = False,
 ) -> list[tuple[Step, ...]]:
     """Every combination of ways (a step per table, in the stages' order) that gives each
     value the head answered on the probes (``values[i]`` to ``probes[i]``; a value that is a
@@ -180,7 +185,14 @@ def explain(
     ``prefer_alike`` (default True); ``raises`` (default ``"unread"``, or :data:`ANY`,
     :data:`KIND`). Each explanation is a tuple of :class:`~grader.diagnoses.inference.Step`
     s; none is returned when the head raised on every probe, when a stage leaves more than
-    :attr:`Model.most_alive` alive, or when no combination fits. Example::
+    :attr:`Model.most_alive` alive, or when no combination fits.
+
+    ``as_far_as`` (default False): where a later stage fits no way, the combinations of the
+    stages before it that fit their own probes instead (each the steps of those stages'
+    tables only), and none when every stage fits. Sound only for a model whose early stages
+    read what its later steps cannot change (the weights on unmasked probes before a stage
+    of the mask): what the early stages prove then holds whatever the unexplained later
+    steps do. Example::
 
         explained = explain(MODEL, [probe.args for probe in PROBES["layer_norm"]], values_read(got))
         wrong = proven(explained)     # None: nothing proven
@@ -211,7 +223,12 @@ def explain(
                     grown.append(chosen)
         if model.most_alive is not None and len(grown) > model.most_alive:
             return []
+        if as_far_as and not grown:
+            chosen_tables = [name for name in model.order() if alive and name in alive[0]]
+            return [_flat(chosen[name] for name in chosen_tables) for chosen in alive] if chosen_tables else []
         alive = grown
+    if as_far_as:
+        return []
     alike = [chosen for chosen in alive if prefer_alike and all(
         isinstance(answer(chosen, i), str) == isinstance(values[i], str) for i in every if not refused(values[i])
     )]
@@ -295,4 +312,7 @@ def remembered(call: Callable[..., Any]) -> Callable[..., Any]:
     return once
 
 
-__all__ = ["ANY", "KIND", "RAISED", "UNREAD", "Model", "Stage", "Table", "Ways", "explain", "proven", "remembered", "same_value"]
+__all__ = [
+    "ANY", "KIND", "RAISED", "UNREAD", "Model", "Stage", "Table", "Ways", "explain", "proven",
+    "remembered", "same_value",
+]

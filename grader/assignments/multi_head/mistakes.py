@@ -385,9 +385,15 @@ def _infer_layer(got: list[Answer], call: Callable[[Probe], Answer], helpers: st
     wrong = proven(explained)
     if wrong is not None:
         return finding(wrong, "multi_head_attention")
-    if explained or helpers != RIGHT:  # right around its helpers, or they may be what its answers show
+    if explained:
         return Finding([], [])
-    return Finding([], steps.observed(probes, values))
+    # A later stage (the mask's) fits no way: what the earlier stages' probes alone prove stands,
+    # and the rest is said as observed.
+    early = proven(explain(model, probes, values, as_far_as=True)) or []
+    named = finding([step for step in early if step.mistake is not None], "multi_head_attention")
+    if helpers != RIGHT:  # its helpers may be what the rest of its answers show
+        return named
+    return Finding(named.steps, steps.observed(probes, values))
 
 
 def _infer_helper(function: str) -> Callable[..., Finding]:
