@@ -760,6 +760,8 @@ def identical(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
     if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
         return a is b or (isinstance(a, str) and a == b)
+    if hasattr(a, "description") or hasattr(b, "description"):  # a value the sandbox could not send back
+        return getattr(a, "description", a) == getattr(b, "description", b)
     try:
         return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
     except (TypeError, ValueError):
@@ -942,23 +944,40 @@ def diagnose(
             helpers_read = (
                 below != UNREADABLE and not lost and _reproducible(known, _helpers_below(known, function), answers)
             )
-            if len(found) == told_before and helpers_read and below == RIGHT:
+            helpers_exact = below == RIGHT and all(_exact(known, helper, answers) for helper in _helpers_below(known, function))
+            if len(found) == told_before and helpers_read and helpers_exact:
                 found += _located(known, function, got, expected, call)
-            elif len(found) == told_before and helpers_read:  # held to the lesson's function over its own helpers
+            elif len(found) == told_before and helpers_read and function in known.over_helpers:
+                # Held to the lesson's function over its own helpers: what differs is its own doing,
+                # even where a helper is wrong only on inputs the diagnosis did not try.
                 found += _located_over_helpers(known, function, got, call)
+            elif len(found) == told_before and helpers_read and below == RIGHT:
+                # A helper right within the diagnosis's tolerance may still round: then it is named beside.
+                inexact = tuple(sorted(helper for helper in _helpers_below(known, function) if not _exact(known, helper, answers)))
+                found += _located(known, function, got, expected, call, helpers=inexact)
             if len(found) == told_before:
                 silent_wrong.append(function)
     failed_checks = failed_checks or {}
     for function in right_yet_failing:  # found wrong only by checks that called it alone
         alone = {check: failed.feedback for check, failed in sorted(failed_checks.items()) if failed.called == {function}}
         if alone:
-            found.append({"id": OBSERVED, "message": located.right_on_every_probe(function, alone)})
+            below = tuple(sorted(_helpers_below(known, function)))
+            found.append({"id": OBSERVED, "message": located.right_on_every_probe(function, alone, below)})
     if not found and silent_wrong:  # every head that loses points is told where, at least
         first = silent_wrong[0]
-        found += _located(known, first, answers[first], _answers(known, known.reference[first], first), call)
+        expected = _answers(known, known.reference[first], first)
+        found += _located(known, first, answers[first], expected, call, helpers=tuple(sorted(_helpers_below(known, first))))
     if not found and failed_checks:
         found.append({"id": OBSERVED, "message": located.no_probe_shows(sorted(failed_checks))})
     return _unique(found)
+
+
+def _exact(known: Mistakes, function: str, answers: Mapping[str, list[Answer]]) -> bool:
+    """Whether the function's answers are the reference's to the last bits (not merely within tolerance)."""
+    expected = _answers(known, known.reference[function], function)
+    return all(
+        same(got.value, lesson.value, atol=1e-12) for got, lesson in zip(answers.get(function, []), expected)
+    )
 
 
 def _reproducible(known: Mistakes, functions: set[str], answers: Mapping[str, list[Answer]]) -> bool:
@@ -989,15 +1008,17 @@ def _located(
     expected: Iterable[Answer],
     call: Callable[[Probe], Answer],
     lesson: str = "the lesson's code",
+    helpers: tuple[str, ...] = (),
 ) -> list[dict[str, str]]:
     """The sentence that locates a wrong function's fault, when nothing else is told of it
-    (held to ``expected``, the answers ``lesson`` names)."""
+    (held to ``expected``, the answers ``lesson`` names; ``helpers``: those it calls whose
+    fault it may be, named beside it)."""
     expected = list(expected)
     differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
     parameters, probes = _parameters(known, function), known.probes[function]
     told = []
     try:
-        told.append(located.sentence(function, parameters, probes, got, expected, differs, lesson))
+        told.append(located.sentence(function, parameters, probes, got, expected, differs, lesson, helpers))
     except Exception:  # a sentence of last resort that fails never costs the sentences found before it
         pass
     try:
@@ -1020,6 +1041,8 @@ def _located_over_helpers(
         candidate = candidates(lambda name, **kwargs: student_function(call, name, **kwargs))[0]
         made = [run(candidate, probe) for probe in known.probes[function]]
     except (Unanswered, IndexError):
+        return []
+    if any(answer.value is RAISED for answer in made):  # the lesson's function raises over those helpers: no baseline
         return []
     helpers = " and ".join(known.helpers.get(function, ()))
     return _located(known, function, got, made, call, f"the lesson's {function} over your own {helpers}")

@@ -6,8 +6,8 @@ function's own answers to the diagnosis's probes: the first call it answers diff
 the lesson's code, the first value that differs, and what it is against what the lesson's
 code gives. Where the answers prove more than the place, it says so too, and only then:
 
-- **nan turned into numbers**: on every call that differs, each entry the lesson gives as nan
-  is a number, and every other entry is the lesson's;
+- **nan turned into 0**: on every call that differs, entries the lesson gives as nan are 0
+  (in one part of the answer at least), and every other entry is the lesson's;
 - **an answer kept from an earlier call**: a call is answered with exactly the right answer
   of an earlier call with other inputs of the same shapes, and a new input of those shapes
   gets that answer again, where the lesson's code answers otherwise (a function that merely
@@ -36,6 +36,7 @@ def sentence(
     expected: Sequence[Any],
     differs: Sequence[bool],
     lesson: str = "the lesson's code",
+    helpers: Sequence[str] = (),
 ) -> str | None:
     """What ``function`` does wrong, located on its first differing probe; None if none differs.
 
@@ -50,17 +51,18 @@ def sentence(
         return None
     first = wrong[0]
     first_call = _call(function, parameters, probes[first])
+    who = f"{function} (or the {_and(list(helpers))} it calls)" if helpers else function
     if all(_nan_made_a_number(got[index].value, expected[index].value) for index in wrong):
         value, theirs = got[first].value, expected[first].value
         parts = [i for i, (a, b) in enumerate(zip(value, theirs)) if _nan_read(a, b)] if isinstance(theirs, tuple) else []
         where = f" in part {' and '.join(f'[{i}]' for i in parts)} of what it returns" if parts else ""
         return (
-            f"{function} turns nan into numbers (as np.nan_to_num does): {first_call} gives numbers{where} where "
+            f"{who} turns nan into 0 (as np.nan_to_num does): {first_call} gives 0{where} where "
             f"{lesson} gives nan, and the same answer everywhere else. The lesson's nan is a signal (in attention, of "
             "a query with every key masked): leave it where the lesson's code gives it."
         )
     return (
-        f"{function} answers differently from {lesson}, and no mistake the grader knows explains it: "
+        f"{who} answers differently from {lesson}, and no mistake the grader knows explains it: "
         f"{first_call} {_difference(got[first], expected[first].value, lesson)}."
     )
 
@@ -90,14 +92,17 @@ def kept_from_earlier(
     )
 
 
-def right_on_every_probe(function: str, found: Mapping[str, str]) -> str:
+def right_on_every_probe(function: str, found: Mapping[str, str], helpers: Sequence[str] = ()) -> str:
     """The sentence of a function that answers every probe right but fails the checks of
-    ``found`` (check id -> its feedback), whose examples called it alone."""
+    ``found`` (check id -> its feedback), whose examples called it alone; ``helpers``: the
+    functions it calls, whose fault it may be as well."""
     check, feedback = next(iter(found.items()))
     others = f" (and {', '.join(list(found)[1:])})" if len(found) > 1 else ""
+    who = f"{function} (with the {_and(list(helpers))} it calls)" if helpers else function
+    where = f" The fault may be in {function} or in {_and(list(helpers))}." if helpers else ""
     return (
-        f"{function} answers every input the diagnosis tried as the lesson's code does, but not the input "
-        f"{check}{others} tried: {feedback.rstrip('.')}. That input is in the check's reproduction."
+        f"{who} answers every input the diagnosis tried as the lesson's code does, but not the input "
+        f"{check}{others} tried: {feedback.rstrip('.')}. That input is in the check's reproduction.{where}"
     )
 
 
@@ -168,13 +173,15 @@ def _difference(got: Any, expected: Any, lesson: str = "the lesson's code") -> s
     """How the student's answer differs from the one ``lesson`` gives, at the first place it does."""
     theirs = "the lesson's" if lesson == "the lesson's code" else f"that of {lesson}"
     if got.value is RAISED:
-        return f"raises {got.raised or 'an exception'}, where {lesson} returns {_kind(expected)}"
+        return f"raises {got.raised or 'an exception'}, where {lesson} returns {described(expected)}"
+    if expected is RAISED:
+        return f"returns {described(got.value)}, where {lesson} raises"
     value = got.value
     if isinstance(value, tuple) != isinstance(expected, tuple):
-        return f"returns {_kind(value)}, where {lesson} returns {_kind(expected)}"
+        return f"returns {described(value)}, where {lesson} returns {described(expected)}"
     if isinstance(expected, tuple):
         if len(value) != len(expected):
-            return f"returns {_kind(value)}, where {lesson} returns {_kind(expected)}"
+            return f"returns {described(value)}, where {lesson} returns {described(expected)}"
         for index, (part, other) in enumerate(zip(value, expected)):
             text = _array_difference(part, other, f"part [{index}]", theirs)
             if text:
@@ -182,7 +189,7 @@ def _difference(got: Any, expected: Any, lesson: str = "the lesson's code") -> s
         return f"returns a tuple that differs from {theirs}"
     arrays = _floats(value, expected)
     if arrays is None:
-        return f"returns {_kind(value)}, where {lesson} returns {_kind(expected)}"
+        return f"returns {described(value)}, where {lesson} returns {described(expected)}"
     if arrays[0].shape != arrays[1].shape:
         return f"returns an array of shape {arrays[0].shape}, where {lesson} returns one of shape {arrays[1].shape}"
     return "returns an array whose " + (_array_difference(value, expected, "entry", theirs) or f"entries differ from {theirs}")
@@ -198,7 +205,7 @@ def _floats(got: Any, expected: Any) -> tuple[np.ndarray, np.ndarray] | None:
 def _array_difference(got: Any, expected: Any, what: str, theirs: str = "the lesson's") -> str:
     arrays = _floats(got, expected)
     if arrays is None:
-        return f"{what} is {_kind(got)}, where {theirs} is {_kind(expected)}"
+        return f"{what} is {described(got)}, where {theirs} is {described(expected)}"
     got, expected = arrays
     if got.shape != expected.shape:
         return f"{what} has shape {got.shape}, where {theirs} has shape {expected.shape}"
@@ -215,7 +222,11 @@ def _number(value: float) -> str:
     return "nan" if np.isnan(value) else f"{value:.6g}"
 
 
-def _kind(value: Any) -> str:
+def described(value: Any) -> str:
+    """A returned value in a few words: ``an array of shape (3, 2)``, ``a tuple (or list) of 2
+    values``, ``None``, or what the sandbox could not send back."""
+    if hasattr(value, "description"):  # a value the sandbox could not send back: what it was, not why
+        return str(value.description).split(" (", 1)[0] + " the grader cannot read as arrays"
     if isinstance(value, tuple):
         return f"a tuple (or list) of {len(value)} values"
     if isinstance(value, np.ndarray):
@@ -246,7 +257,12 @@ def _nan_read(got: Any, expected: Any) -> bool | None:
     with np.errstate(invalid="ignore"):
         if not np.isclose(got[~nan], expected[~nan], rtol=1e-4, atol=1e-5).all():
             return None
-    return bool(np.isfinite(got[nan]).any())
+    if not np.isfinite(got[nan]).all() and not np.isnan(got[nan]).all():
+        return None  # inf where the lesson gives nan: not nan made a number
+    replaced = got[nan][~np.isnan(got[nan])]
+    if replaced.size and not (replaced == 0).all():
+        return None  # other numbers (memory np.empty left, a fill value): not nan made 0
+    return bool(replaced.size)
 
 
 def _kept_from_earlier(

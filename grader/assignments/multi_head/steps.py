@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from grader.assignments.multi_head import reference
+from grader.authoring.checks import expect
 from grader.authoring.steps import Step, ok
 from grader.authoring.steps import Model, Stage, Table, Ways
 
@@ -295,7 +296,7 @@ def observed(probes: list[tuple], values: list[Any]) -> list[str]:
         return []
     for args, value in answered:
         if not (isinstance(value, tuple) and len(value) == 2):
-            return [f"multi_head_attention returns {type(value).__name__}, not the pair (out, A) (handout section 2)."]
+            return [f"multi_head_attention returns {expect.describe(value)}, not the pair (out, A) (handout section 2)."]
     for args, (out, A) in answered:
         X, n_heads = args[0], args[5]
         n, d_model = X.shape
@@ -361,7 +362,7 @@ def helper_observed(function: str, probes: list[tuple], values: list[Any], refer
             continue
         given = f"X of shape {args[0].shape} and n_heads = {args[1]}" if function == "split_heads" else f"H of shape {args[0].shape}"
         if got is None or got.shape != want.shape:
-            shape = f"a {type(value).__name__}" if got is None else f"shape {got.shape}"
+            shape = expect.describe(value) if got is None else f"shape {got.shape}"
             return [f"{function} returns {shape} for {given}, where it should return shape {want.shape}."]
         if function == "split_heads":
             head = next(h for h in range(want.shape[0]) if not close_enough(got[h], want[h]))
