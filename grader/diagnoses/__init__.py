@@ -944,17 +944,12 @@ def diagnose(
             helpers_read = (
                 below != UNREADABLE and not lost and _reproducible(known, _helpers_below(known, function), answers)
             )
-            helpers_exact = below == RIGHT and all(_exact(known, helper, answers) for helper in _helpers_below(known, function))
-            if len(found) == told_before and helpers_read and helpers_exact:
-                found += _located(known, function, got, expected, call)
-            elif len(found) == told_before and helpers_read and function in known.over_helpers:
-                # Held to the lesson's function over its own helpers: what differs is its own doing,
-                # even where a helper is wrong only on inputs the diagnosis did not try.
-                found += _located_over_helpers(known, function, got, call)
-            elif len(found) == told_before and helpers_read and below == RIGHT:
-                # A helper right within the diagnosis's tolerance may still round: then it is named beside.
-                inexact = tuple(sorted(helper for helper in _helpers_below(known, function) if not _exact(known, helper, answers)))
-                found += _located(known, function, got, expected, call, helpers=inexact)
+            # Over a wrong helper, what differs may be the helper's doing (a function need not call its
+            # helpers as the lesson's does): the helper's sentence says where. Over right ones, they are
+            # still named beside it: right on their own probes, a helper may be wrong on the values the
+            # function gives it (a float16 one rounds them).
+            if len(found) == told_before and helpers_read and below == RIGHT:
+                found += _located(known, function, got, expected, call, helpers=tuple(sorted(_helpers_below(known, function))))
             if len(found) == told_before:
                 silent_wrong.append(function)
     failed_checks = failed_checks or {}
@@ -970,14 +965,6 @@ def diagnose(
     if not found and failed_checks:
         found.append({"id": OBSERVED, "message": located.no_probe_shows(sorted(failed_checks))})
     return _unique(found)
-
-
-def _exact(known: Mistakes, function: str, answers: Mapping[str, list[Answer]]) -> bool:
-    """Whether the function's answers are the reference's to the last bits (not merely within tolerance)."""
-    expected = _answers(known, known.reference[function], function)
-    return all(
-        same(got.value, lesson.value, atol=1e-12) for got, lesson in zip(answers.get(function, []), expected)
-    )
 
 
 def _reproducible(known: Mistakes, functions: set[str], answers: Mapping[str, list[Answer]]) -> bool:
@@ -1026,26 +1013,6 @@ def _located(
     except Exception:
         pass
     return [{"id": OBSERVED, "message": sentence} for sentence in told if sentence]
-
-
-def _located_over_helpers(
-    known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer]
-) -> list[dict[str, str]]:
-    """A function wrong over wrong helpers, located against the lesson's function over those
-    very helpers: what differs then is its own doing, never a helper's. Not located where
-    the assignment gives no such function."""
-    candidates = known.over_helpers.get(function)
-    if candidates is None:
-        return []
-    try:
-        candidate = candidates(lambda name, **kwargs: student_function(call, name, **kwargs))[0]
-        made = [run(candidate, probe) for probe in known.probes[function]]
-    except (Unanswered, IndexError):
-        return []
-    if any(answer.value is RAISED for answer in made):  # the lesson's function raises over those helpers: no baseline
-        return []
-    helpers = " and ".join(known.helpers.get(function, ()))
-    return _located(known, function, got, made, call, f"the lesson's {function} over your own {helpers}")
 
 
 def _kept_answers(

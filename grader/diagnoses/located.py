@@ -51,7 +51,7 @@ def sentence(
         return None
     first = wrong[0]
     first_call = _call(function, parameters, probes[first])
-    who = f"{function} (or the {_and(list(helpers))} it calls)" if helpers else function
+    who = f"{function} (or {_and(list(helpers))}, if {function} calls {_them(helpers)})" if helpers else function
     if all(_nan_made_a_number(got[index].value, expected[index].value) for index in wrong):
         value, theirs = got[first].value, expected[first].value
         parts = [i for i, (a, b) in enumerate(zip(value, theirs)) if _nan_read(a, b)] if isinstance(theirs, tuple) else []
@@ -98,8 +98,8 @@ def right_on_every_probe(function: str, found: Mapping[str, str], helpers: Seque
     functions it calls, whose fault it may be as well."""
     check, feedback = next(iter(found.items()))
     others = f" (and {', '.join(list(found)[1:])})" if len(found) > 1 else ""
-    who = f"{function} (with the {_and(list(helpers))} it calls)" if helpers else function
-    where = f" The fault may be in {function} or in {_and(list(helpers))}." if helpers else ""
+    who = f"{function} (and {_and(list(helpers))}, if it calls {_them(helpers)})" if helpers else function
+    where = f" The fault may be in {function}, or in {_and(list(helpers))} if {function} calls {_them(helpers)}." if helpers else ""
     return (
         f"{who} answers every input the diagnosis tried as the lesson's code does, but not the input "
         f"{check}{others} tried: {feedback.rstrip('.')}. That input is in the check's reproduction.{where}"
@@ -163,6 +163,10 @@ def _argument(value: Any) -> str:
         if np.array_equal(value, np.tril(np.ones_like(value))):
             return "causal"
     return f"of shape {value.shape}"
+
+
+def _them(names: Sequence[str]) -> str:
+    return "it" if len(names) == 1 else "them"
 
 
 def _and(parts: list[str]) -> str:

@@ -689,8 +689,8 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     Mistake(
         "mask_large_negative",
-        "attention's masked scores behave as a large negative number would (np.where(mask, scores, -1e9)), not as "
-        "-inf: {consequence}, hiding a broken mask (section 2, second note: 'A fully masked row yields nan; that's your signal you "
+        "attention's masked scores behave as a large negative number would, not as -inf: {consequence}, hiding a "
+        "broken mask (section 2, second note: 'A fully masked row yields nan; that's your signal you "
         "built the mask wrong').",
         "attention",
         tuple(_filled(value) for value in (-1e9, -1e10, -1e12, -1e30, np.finfo(np.float64).min)),

@@ -2,7 +2,7 @@
 lesson's one line over it, and is told with the attention it calls, never blamed alone."""
 # must-fail: attention.shapes, self_attention.projections
 # diagnosis: none
-# told: attention (with the softmax it calls) answers every input the diagnosis tried | self_attention (with the attention and softmax it calls)
+# told: attention (and softmax, if it calls it) answers every input the diagnosis tried | self_attention (and attention and softmax, if it calls them)
 # not-told: self_attention answers every input
 
 import numpy as np

@@ -1,7 +1,7 @@
 """softmax works in place on its argument, and attention turns out's nan into numbers: every answer right otherwise (100 before both were checked)."""
 # must-fail: softmax.inputs_unchanged, mask.fully_masked_row_nan
 # diagnosis: none
-# told: softmax changes x in place | attention turns nan into 0
+# told: softmax changes x in place | turns nan into 0 (as np.nan_to_num does)
 
 import numpy as np
 

@@ -1,7 +1,7 @@
 """attention applies np.nan_to_num to the weights, so a fully masked row gets zeros instead of nan."""
 # must-fail: mask.fully_masked_row_nan
 # diagnosis: none
-# told: attention turns nan into 0
+# told: turns nan into 0 (as np.nan_to_num does)
 
 import numpy as np
 
