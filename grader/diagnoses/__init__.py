@@ -950,6 +950,8 @@ def diagnose(
             # function gives it (a float16 one rounds them).
             if len(found) == told_before and helpers_read and below == RIGHT:
                 found += _located(known, function, got, expected, call, helpers=tuple(sorted(_helpers_below(known, function))))
+            elif len(found) == told_before and helpers_read:
+                found += _located_over_helpers(known, function, got, expected, call)
             if len(found) == told_before:
                 silent_wrong.append(function)
     failed_checks = failed_checks or {}
@@ -1013,6 +1015,37 @@ def _located(
     except Exception:
         pass
     return [{"id": OBSERVED, "message": sentence} for sentence in told if sentence]
+
+
+def _located_over_helpers(
+    known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...], call: Callable[[Probe], Answer]
+) -> list[dict[str, str]]:
+    """A function wrong over wrong helpers, located against the lesson's function over those
+    very helpers, so that what differs is its own doing; only where its answers show it calls
+    them as the lesson's does (on some probe, an answer, or a part of one, is the helpers'
+    wrong one), and where the lesson's function over them answers every probe. Else, and
+    for an assignment that gives no such function, it changed arguments at most are told."""
+    changed = _located(known, function, got, [], call)  # no answer held to: its arguments only
+    candidates = known.over_helpers.get(function)
+    if candidates is None:
+        return changed
+    try:
+        candidate = candidates(lambda name, **kwargs: student_function(call, name, **kwargs))[0]
+        made = [run(candidate, probe) for probe in known.probes[function]]
+    except (Unanswered, IndexError):
+        return changed
+    if any(answer.value is RAISED for answer in made) or not any(
+        _shares_a_wrong_part(mine.value, theirs.value, lesson.value) for mine, theirs, lesson in zip(got, made, expected)
+    ):
+        return changed
+    helpers = " and ".join(known.helpers.get(function, ()))
+    return _located(known, function, got, made, call, f"the lesson's {function} over your own {helpers}")
+
+
+def _shares_a_wrong_part(mine: Any, theirs: Any, lesson: Any) -> bool:
+    """Whether an answer, or a part of a pair, is the helpers' wrong one (not the lesson's)."""
+    pairs = list(zip(mine, theirs, lesson)) if all(isinstance(v, tuple) and len(v) == len(lesson) for v in (mine, theirs)) and isinstance(lesson, tuple) else [(mine, theirs, lesson)]
+    return any(same(a, b) and not same(b, c) for a, b, c in pairs)
 
 
 def _kept_answers(
