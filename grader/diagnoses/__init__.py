@@ -949,7 +949,7 @@ def diagnose(
             # still named beside it: right on their own probes, a helper may be wrong on the values the
             # function gives it (a float16 one rounds them).
             if len(found) == told_before and helpers_read and below == RIGHT:
-                found += _located(known, function, got, expected, call, helpers=tuple(sorted(_helpers_below(known, function))))
+                found += _located(known, function, got, expected, helpers=tuple(sorted(_helpers_below(known, function))))
             elif len(found) == told_before and helpers_read:
                 found += _located_over_helpers(known, function, got, expected, call)
             if len(found) == told_before:
@@ -963,7 +963,7 @@ def diagnose(
     if not found and silent_wrong:  # every head that loses points is told where, at least
         first = silent_wrong[0]
         expected = _answers(known, known.reference[first], first)
-        found += _located(known, first, answers[first], expected, call, helpers=tuple(sorted(_helpers_below(known, first))))
+        found += _located(known, first, answers[first], expected, helpers=tuple(sorted(_helpers_below(known, first))))
     if not found and failed_checks:
         found.append({"id": OBSERVED, "message": located.no_probe_shows(sorted(failed_checks))})
     return _unique(found)
@@ -995,26 +995,28 @@ def _located(
     function: str,
     got: list[Answer],
     expected: Iterable[Answer],
-    call: Callable[[Probe], Answer],
     lesson: str = "the lesson's code",
     helpers: tuple[str, ...] = (),
 ) -> list[dict[str, str]]:
     """The sentence that locates a wrong function's fault, when nothing else is told of it
     (held to ``expected``, the answers ``lesson`` names; ``helpers``: those it calls whose
-    fault it may be, named beside it)."""
+    fault it may be, named beside it), and what it changed in place."""
     expected = list(expected)
     differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
     parameters, probes = _parameters(known, function), known.probes[function]
-    told = []
     try:
-        told.append(located.sentence(function, parameters, probes, got, expected, differs, lesson, helpers))
+        where = located.sentence(function, parameters, probes, got, expected, differs, lesson, helpers)
     except Exception:  # a sentence of last resort that fails never costs the sentences found before it
-        pass
+        where = None
+    return [{"id": OBSERVED, "message": sentence} for sentence in (where, _changed(known, function, got)) if sentence]
+
+
+def _changed(known: Mistakes, function: str, got: list[Answer]) -> str | None:
+    """The sentence of a function that changed some of its arguments in place, if it did."""
     try:
-        told.append(located.changed_in_place(function, parameters, probes, got))
-    except Exception:
-        pass
-    return [{"id": OBSERVED, "message": sentence} for sentence in told if sentence]
+        return located.changed_in_place(function, _parameters(known, function), known.probes[function], got)
+    except Exception:  # as for _located
+        return None
 
 
 def _located_over_helpers(
@@ -1025,7 +1027,8 @@ def _located_over_helpers(
     them as the lesson's does (on some probe, an answer, or a part of one, is the helpers'
     wrong one), and where the lesson's function over them answers every probe. Else, and
     for an assignment that gives no such function, it changed arguments at most are told."""
-    changed = _located(known, function, got, [], call)  # no answer held to: its arguments only
+    told = _changed(known, function, got)
+    changed = [{"id": OBSERVED, "message": told}] if told else []
     candidates = known.over_helpers.get(function)
     if candidates is None:
         return changed
@@ -1039,7 +1042,7 @@ def _located_over_helpers(
     ):
         return changed
     helpers = " and ".join(known.helpers.get(function, ()))
-    return _located(known, function, got, made, call, f"the lesson's {function} over your own {helpers}")
+    return _located(known, function, got, made, f"the lesson's {function} over your own {helpers}")
 
 
 def _shares_a_wrong_part(mine: Any, theirs: Any, lesson: Any) -> bool:
