@@ -118,3 +118,41 @@ def test_an_argument_read_back_is_shown_before_and_after_in_the_repro():
 def test_the_causal_picture_does_not_claim_to_call_the_students_causal_mask():
     caption = assignments.get("attention_head").pictures()["causal"].caption
     assert "causal_mask(4)" not in caption and "np.tril" in caption
+
+
+def _first_mask_by_shape():
+    """An attention that applies the first mask it met of each shape to every later one, and a
+    way to forget what it met (a fresh process)."""
+    met: dict = {}
+
+    def attention(Q, K, V, mask=None):  # noqa: N803
+        if mask is not None:
+            mask = met.setdefault(mask.shape, mask)
+        return reference.attention(Q, K, V, mask)
+
+    return attention, met.clear
+
+
+def test_answers_that_depend_on_earlier_calls_are_said_so_and_nothing_they_seem_to_show():
+    attention, forget = _first_mask_by_shape()
+    ids, words = said(lesson_head(attention=attention), afresh=forget)
+    assert ids == []  # the causal answers it gave a kept causal mask prove no mask_always_causal
+    assert words.startswith("attention (or softmax, if attention calls it) gives answers that depend on earlier calls: attention(Q")
+    assert "self_attention" not in words  # it is right over the lesson's attention: not blamed
+
+
+def test_without_a_fresh_process_a_kept_mask_is_not_said_to_depend_on_earlier_calls():
+    """The reverse-order proof needs a fresh start; without one nothing claims a history."""
+    attention, _ = _first_mask_by_shape()
+    _, words = said(lesson_head(attention=attention))
+    assert "earlier calls" not in words
+
+
+def test_a_function_that_answers_each_input_anew_is_never_said_to_depend_on_earlier_calls():
+    def attention(Q, K, V, mask=None):  # noqa: N803 - wrong, but the same answer to the same input, always
+        out, A = reference.attention(Q, K, V, mask)
+        return out * 2, A
+
+    started = []
+    _, words = said(lesson_head(attention=attention), afresh=lambda: started.append(True))
+    assert started and "earlier calls" not in words

@@ -828,6 +828,7 @@ def diagnose(
     known: Mistakes,
     suspects: set[str] | None = None,
     failed_checks: Mapping[str, FailedCheck] | None = None,
+    afresh: Callable[[], None] | None = None,
 ) -> list[dict[str, str]]:
     """The known mistakes whose behaviour ``call`` (the submission) shows, as ``{"id", "message"}``,
     then what the probes showed of a wrong function no mistake explains (``"id": "observed"``),
@@ -852,6 +853,12 @@ def diagnose(
     anyway, and what they found, from ``failed_checks`` (each failed check that costs points,
     by id): those whose example called it alone. A head told nothing else that still lost
     points is told at least where.
+
+    ``afresh`` forgets what the submission kept between calls (the next call starts a fresh
+    process). With it, a wrong function whose answers change when its probes are made again
+    from a fresh process is told only that its answers depend on earlier calls (see
+    :func:`_history_dependent`): nothing else its answers seem to show is proven then, nor
+    of the functions over it. Without it, only an answer kept whole is proven so.
     """
     lost: list[Probe] = []  # calls that told nothing: once one is lost, no fault is located by elimination
 
@@ -870,6 +877,7 @@ def diagnose(
         except Unanswered:
             continue
     suspects = (set(known.probes) if suspects is None else suspects) & set(answers)
+    history = _history_dependent(known, answers, call, afresh) if afresh is not None and suspects else {}
     evidence = Evidence(known.probes, answers, {})
     standing: dict[str, str] = {}  # RIGHT, WRONG or UNREADABLE, once worked out
     stubs: dict[str, str] = {}  # each stub read so far, and its kind
@@ -877,10 +885,16 @@ def diagnose(
     silent_wrong: list[str] = []  # wrong over a wrong helper, and told nothing of their own
     right_yet_failing: list[str] = []  # right on every probe, though a check of theirs failed
     for function in known.probes:
-        if function not in answers:
+        if function not in answers or _helpers_below(known, function) & set(history):
+            # Over a helper whose answers depend on earlier calls, its own answers prove nothing.
             standing[function] = UNREADABLE
             continue
         expected = _answers(known, known.reference[function], function)
+        if function in history:
+            standing[function] = WRONG
+            if function in suspects:
+                found.append({"id": OBSERVED, "message": history[function]})
+            continue
         helpers = known.helpers.get(function, ())
         below = _worst(standing.get(helper, UNREADABLE) for helper in helpers)
         right = all(same(a.value, b.value) for a, b in zip(answers[function], expected))
@@ -967,6 +981,56 @@ def diagnose(
     if not found and failed_checks:
         found.append({"id": OBSERVED, "message": located.no_probe_shows(sorted(failed_checks))})
     return _unique(found)
+
+
+def _history_dependent(
+    known: Mistakes,
+    answers: Mapping[str, list[Answer]],
+    call: Callable[[Probe], Answer],
+    afresh: Callable[[], None],
+) -> dict[str, str]:
+    """The wrong functions whose answer to a probe changes when all their probes are made again
+    in reverse order (functions too) from a fresh process, which ``afresh`` starts, each
+    with its sentence: that of an answer kept from an earlier call where that proof holds
+    too (:func:`located.kept_from_earlier`, which a hardcoded answer would pass alone), else
+    that of the probe that changed. A cache, a global or a counter keeps the first inputs it
+    met, so the other order meets other ones first. A function that answers a repeated
+    probe two ways is random, not kept: the catalogue's own sentence tells it."""
+    wrong = {
+        function: expected for function in known.probes if function in answers
+        for expected in [_answers(known, known.reference[function], function)]
+        if not all(same(a.value, b.value) for a, b in zip(answers[function], expected))
+        and _reproducible(known, {function} | _helpers_below(known, function), answers)
+    }
+    if not wrong:
+        return {}
+    # The kept answer's proof calls on from the state the answers were given in: before the fresh start.
+    kept = {function: _kept_answers(known, function, answers[function], expected, call) for function, expected in wrong.items()}
+    afresh()
+    found: dict[str, str] = {}
+    for function in reversed(list(wrong)):
+        try:
+            again = [_as_tuple(call(probe)) for probe in reversed(known.probes[function])][::-1]
+        except Unanswered:
+            continue
+        changed = [
+            i for i, (first, later) in enumerate(zip(answers[function], again))
+            if not (same_answer(first, later) or identical(first.value, later.value))
+        ]
+        if changed:
+            found[function] = kept[function] or _depends_on_history(known, function, wrong[function], changed[0], again[changed[0]])
+    return found
+
+
+def _depends_on_history(known: Mistakes, function: str, expected: Sequence[Answer], index: int, afresh: Answer) -> str:
+    """The sentence of a function whose answer to its probe ``index`` changed when called ``afresh``."""
+    try:
+        return located.depends_on_history(
+            function, _parameters(known, function), known.probes[function][index], same_answer(afresh, expected[index]),
+            tuple(sorted(_helpers_below(known, function))),
+        )
+    except Exception:  # a sentence that fails to be worded still says what is proven
+        return f"{function}'s answers depend on earlier calls: compute every answer from its own inputs."
 
 
 def _reproducible(known: Mistakes, functions: set[str], answers: Mapping[str, list[Answer]]) -> bool:

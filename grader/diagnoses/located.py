@@ -92,6 +92,24 @@ def kept_from_earlier(
     )
 
 
+def depends_on_history(
+    function: str, parameters: Sequence[str], probe: Any, afresh_is_right: bool, helpers: Sequence[str] = ()
+) -> str:
+    """The sentence of a function that answered ``probe`` one way after the grader's earlier
+    calls and another way as the first call of a fresh process (``afresh_is_right``: that
+    second answer is the lesson's); ``helpers``: those it may call, where the cause may be."""
+    right = " (the second is the lesson's answer)" if afresh_is_right else ""
+    who = f"{function} (or {_and(list(helpers))}, if {function} calls {_them(helpers)})" if helpers else function
+    return (
+        f"{who} gives answers that depend on earlier calls: {_call(function, parameters, probe)} "
+        f"returned one answer after the grader's earlier calls and another when called afresh{right}. "
+        "The lesson's code answers every call from its own inputs alone; a value kept between calls (a cache "
+        "keyed by shapes or ids, a global, a counter, a default argument changed in place, a random generator), "
+        "or an array from np.empty read before it is written, carries one call's inputs into another's answer. "
+        "Compute every answer from its own inputs."
+    )
+
+
 def right_on_every_probe(function: str, found: Mapping[str, str], helpers: Sequence[str] = ()) -> str:
     """The sentence of a function that answers every probe right but fails the checks of
     ``found`` (check id -> its feedback), whose examples called it alone; ``helpers``: the

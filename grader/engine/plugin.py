@@ -468,7 +468,9 @@ def _diagnose(
     assignment = submission.assignment
     suspects = {name for name in assignment.function_names if assignment.checks_of(name, tuple(failed))}
     known = assignment.mistakes()
-    found = diagnoses.diagnose(_probe_call(submission, time.monotonic() + budget), known, suspects, failed_checks)
+    found = diagnoses.diagnose(
+        _probe_call(submission, time.monotonic() + budget), known, suspects, failed_checks, afresh=submission.start_afresh
+    )
     convention = assignment.convention
     if convention is None:
         return found

@@ -375,6 +375,11 @@ class Submission(StudentFunctions):
             except OSError:
                 pass  # the first call starts it again and reports what goes wrong
 
+    def start_afresh(self) -> None:
+        """Forget whatever the submission kept between calls: the next call starts a fresh worker."""
+        self._drop_prefetched()
+        self._discard_worker()
+
     def close(self) -> None:
         for worker in (self._worker, self._starting):
             if worker is not None:
