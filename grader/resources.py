@@ -13,6 +13,18 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 
 
+# The folders of a checkout that hold the grader's data files (a wheel's are in _bundled).
+DATA_FOLDERS = ("reference", "rubrics", "student_template")
+
+
+def is_shipped(path: Path) -> bool:
+    """Whether ``path`` is one of the grader's own files (its package, or a data file): a
+    course that extends a shipped assignment reads the shipped reference, which the
+    grader's version, not the course's folder, pins."""
+    real = path.resolve()
+    return any(root in real.parents for root in (PACKAGE, *(PACKAGE.parent / folder for folder in DATA_FOLDERS)))
+
+
 def project_file(relative: str) -> Path:
     """The path of a data file such as ``rubrics/multi_head.toml``."""
     for root in (PACKAGE / "_bundled", PACKAGE.parent):

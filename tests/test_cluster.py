@@ -336,3 +336,27 @@ def test_a_worker_that_cannot_grade_as_the_command_is_refused(tmp_path, isolatio
     expected = "run another attention-grader (0.0.1+old-" if worker == "another grader" else "cannot start bubblewrap"
     assert expected in result.stderr
     assert not list((tmp_path / "out").glob("*.json"))
+
+
+def test_a_killed_workers_copies_of_courses_are_removed_by_the_next_worker(tmp_path):
+    """A worker killed before its teardown leaves its unpacked courses (reference heads
+    included) in the temporary folder; the next worker to start on the machine removes them,
+    and never a live worker's."""
+    import tempfile
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    root = Path(tempfile.gettempdir())
+    left = root / f"{cluster.COPIES_PREFIX}{gone.pid}-test"
+    alive = root / f"{cluster.COPIES_PREFIX}{os.getpid()}-test"
+    for folder in (left, alive):
+        (folder / "assignments" / "course").mkdir(parents=True)
+        (folder / "assignments" / "course" / "solution.py").write_text("answers\n")
+    try:
+        plugin = cluster.CheckProcesses()
+        plugin.setup()
+        plugin.teardown()
+        assert not left.exists() and alive.exists() and not plugin._folder.exists()
+    finally:
+        for folder in (left, alive):
+            shutil.rmtree(folder, ignore_errors=True)

@@ -6,8 +6,10 @@ conftest).
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE
 
 from grader import assignments, sources
+from grader.checking.outcomes import CallRaised
 from grader.engine.proxy import Submission
 from grader.sandbox import Limits
 
@@ -88,6 +91,7 @@ def test_bubblewrap_has_no_network(tmp_path):
         server.bind(("127.0.0.1", 0))
         server.listen()
         body = f"""
+import os
 import socket
 def probe():
     try:
@@ -114,9 +118,9 @@ def _processes_with(marker: str) -> list[str]:
 def test_bubblewrap_kills_every_process_the_submission_started(tmp_path):
     marker = "987.654321"
     body = f"""
-import subprocess
-def probe():
-    subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+import subprocess, sys
+def probe():  # no program but this Python is in the sandbox's view
+    subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep({marker})"], start_new_session=True)
     return 0.0
 """
     probe(submission_with(tmp_path, body, "bubblewrap"))
@@ -159,3 +163,70 @@ def probe():
     assert run.returncode == 0, run.stderr[-2000:]
     assert float(run.stdout.strip().splitlines()[-1]) == 65534.0
     assert not forged.exists()
+
+
+PACKAGE_WALK = r"""
+import os, sys, sysconfig
+def probe():
+    # Every folder a submission can read that holds Python packages: a *-packages folder, a
+    # package (an __init__.py), a distribution's metadata, or modules beside a .pth file.
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    found = []
+    for folder, subfolders, files in os.walk("/", onerror=lambda error: None):
+        subfolders[:] = [s for s in subfolders if os.path.join(folder, s) not in ("/proc", "/sys", "/dev")]
+        real = os.path.realpath(folder)
+        if real == stdlib or real.startswith(stdlib + os.sep):
+            continue
+        if (folder.endswith(("-packages", ".dist-info", ".egg-info")) or "__init__.py" in files
+                or any(name.endswith(".pth") for name in files)):
+            found.append(folder)
+            subfolders[:] = []
+    raise RuntimeError("\n".join(found))
+"""
+
+
+@pytest.mark.bubblewrap
+def test_bubblewrap_shows_no_package_but_the_standard_library_and_numpy(tmp_path):
+    """No site-packages, dist-packages (where a system pip puts a course) or any other
+    package folder of the machine is readable: only the standard library and numpy."""
+    submission = submission_with(tmp_path, PACKAGE_WALK, "bubblewrap")
+    try:
+        submission.softmax(np.zeros(1), axis=99)
+    except CallRaised as error:
+        found = [line for line in error.text.splitlines() if line.startswith("/")]
+    finally:
+        submission.close()
+    numpy = "/opt/grader-site/numpy"
+    beyond = [folder for folder in found if folder != numpy and not folder.startswith(numpy + "/")]
+    assert beyond == [], "\n".join(beyond)
+
+
+PROGRAM_WALK = r"""
+import os, sys, sysconfig
+def probe():
+    # Every program a submission could run: an executable file that is not a library, outside
+    # the standard library (whose few scripts have no shell to run them).
+    stdlib = sysconfig.get_paths()["stdlib"]
+    found = []
+    for folder, subfolders, files in os.walk("/", onerror=lambda error: None):
+        subfolders[:] = [s for s in subfolders if os.path.join(folder, s) not in ("/proc", "/sys", "/dev", stdlib)]
+        for name in files:
+            path = os.path.join(folder, name)
+            if (os.path.isfile(path) and os.access(path, os.X_OK) and ".so" not in name
+                    and not name.endswith((".py", ".pyc")) and os.path.getsize(path) > 0):
+                found.append(path)
+    raise RuntimeError("\n".join(found))
+"""
+
+
+@pytest.mark.bubblewrap
+def test_bubblewrap_shows_no_program_but_its_own_python(tmp_path):
+    submission = submission_with(tmp_path, PROGRAM_WALK, "bubblewrap")
+    try:
+        submission.softmax(np.zeros(1), axis=99)
+    except CallRaised as error:
+        found = [line for line in error.text.splitlines() if line.startswith("/")]
+    finally:
+        submission.close()
+    beyond = [path for path in found if os.path.realpath(path) != os.path.realpath(sys.executable)]
+    assert beyond == [], "\n".join(beyond)

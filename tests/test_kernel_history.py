@@ -154,3 +154,20 @@ def test_a_history_of_thousands_of_runs_and_a_cell_of_data_grades_the_latest_def
     source = sources.parse(notebook(cells), suffix=".ipynb", assignment=assignments.get())
     assert source.cells == (len(cells) - 1,)  # the lesson's cell, numbered as the kernel numbered it
     assert _behaviour(live(cells)) == _behaviour([(1, LESSON)])
+
+
+def test_a_history_of_ten_thousand_live_cells_grades_its_latest_definitions():
+    """No count limit: a long session that binds a new name in each of 10,000 cells (all of
+    them live: each binds something no later cell binds again) is graded, as %grade grades it,
+    on its latest definitions (a notebook file may hold at most MAX_CELLS cells)."""
+    from grader.kernel.session import Session
+    from grader.sources.notebook import MAX_CELLS
+
+    cells = [f"step_{index} = {index}" for index in range(10_000)] + [LESSON]
+    assert len(live(cells)) == len(cells) > MAX_CELLS
+    session = Session(warn=lambda message: None)
+    try:
+        report = session.grade(cells, function=None, rubric_path=None, assignment=None)
+    finally:
+        session.close()
+    assert report.status == "graded" and all(check.status == "passed" for check in report.checks), report.error

@@ -25,6 +25,7 @@ TOP_LEVEL = {
     "nb.IPYNB": ("nb", "'nb.IPYNB', not nb.ipynb"),
     "kim .py": ("kim", "'kim .py', not kim.py"),
     "lea.pyw": ("lea", "'lea.pyw', not lea.py"),
+    " .py": ("unnamed", "' .py', which gives no id: it is graded as unnamed"),
 }
 IN_A_FOLDER = {
     "dan": (["attention (1).py"], "graded as attention.py"),
@@ -59,6 +60,20 @@ def test_every_file_meant_as_a_submission_is_found_and_told_its_name(tmp_path):
         assert found[student].path.name == name and phrase in found[student].note
     for student, (names, phrase) in IN_A_FOLDER.items():
         assert found[student].path.name == names[0] and phrase in found[student].note
+
+
+def test_a_blank_name_beside_a_student_called_unnamed_takes_no_ones_id(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in (" .py", "unnamed.py", "  .py"):
+        shutil.copyfile(REFERENCE, folder / name)
+    (folder / " ").mkdir()
+    shutil.copyfile(REFERENCE, folder / " " / "attention.py")
+    found = {submission.path.relative_to(folder).as_posix(): submission for submission in find_submissions(folder, "attention.py")}
+    assert found["unnamed.py"].student == "unnamed" and found["unnamed.py"].note is None
+    blank = [found[name] for name in (" .py", "  .py", " /attention.py")]
+    assert len({submission.student for submission in blank}) == 3
+    assert all(submission.student.startswith("unnamed~") and "unnamed" in submission.note for submission in blank)
 
 
 def test_a_name_clash_only_a_case_insensitive_or_normalising_file_system_sees_is_told_apart(tmp_path):
@@ -108,3 +123,11 @@ def test_what_is_no_submission_stays_none(tmp_path, name):
     shutil.copyfile(REFERENCE, folder / "ada.py")
     (folder / name).write_text("print('hi')\n")
     assert [submission.student for submission in find_submissions(folder, "attention.py")] == ["ada"]
+
+
+def test_check_of_a_file_whose_name_gives_no_id_grades_it_as_unnamed_and_says_so(tmp_path):
+    shutil.copyfile(REFERENCE, tmp_path / " .py")
+    run = subprocess.run([sys.executable, "-m", "grader", "check", str(tmp_path / " .py"), "--format", "json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    report = json.loads(run.stdout)
+    assert report["student"] == "unnamed" and "which gives no id" in " ".join(report["source"]["notes"])

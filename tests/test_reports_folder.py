@@ -202,3 +202,15 @@ def test_a_folder_where_a_report_or_the_key_goes_is_one_sentence(graded, small_r
     signing.key_path(out).mkdir()
     result = _grade(submissions, out, small_rubric, isolation)
     assert result.returncode == 2 and "is not a report key this grader made" in result.stderr
+
+
+def test_a_report_graded_under_other_budgets_is_graded_again(graded, small_rubric, isolation):
+    """A slow head's grade depends on the call timeout: a resumed batch with another keeps
+    no report of the first (and one with the same keeps them all)."""
+    submissions, out = graded
+    same = _grade(submissions, out, small_rubric, isolation)
+    assert "(2 kept from an earlier run)" in same.stdout, same.stdout
+    other = _grade(submissions, out, small_rubric, isolation, "--call-timeout", "3")
+    assert other.returncode == 0 and "graded 2 submissions" in other.stdout and "kept" not in other.stdout, other.stdout
+    report = json.loads((out / "ada.json").read_text())
+    assert report["limits"]["call_timeout_s"] == 3.0

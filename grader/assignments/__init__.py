@@ -35,6 +35,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from grader.errors import UsageError
+
 if TYPE_CHECKING:
     from grader.diagnoses import Mistakes
 
@@ -328,8 +330,8 @@ class Assignment:
     Fields the grader fills in when it loads the assignment (an author leaves them out):
     ``folder`` (the folder its files are named relative to; None: the grader's project),
     ``check_packages`` (the Python packages of its checks, an extension's after its
-    base's), ``spec`` (how another process finds it again) and ``digest`` (of an outside
-    folder's files).
+    base's), ``spec`` (how another process finds it again), ``digest`` (of an outside
+    folder's files) and ``package`` (the Python package an outside folder is imported as).
 
     Example (``tests/courses/layer_norm/__init__.py`` is a complete one)::
 
@@ -374,6 +376,7 @@ class Assignment:
     check_packages: tuple[str, ...] = ()
     spec: str = ""
     digest: str = ""
+    package: str = ""  # the Python package an outside folder is imported as ("" for a shipped one)
 
     def path(self, relative: str) -> Path:
         """The file ``relative`` names (``reference``, ``rubric``, a template's source)."""
@@ -386,11 +389,16 @@ class Assignment:
     @functools.cached_property
     def checks_folders(self) -> tuple[Path, ...]:
         """The folders of :attr:`check_packages`, in the same order."""
+        return tuple(self._folder_of(package) for package in self.check_packages)
+
+    def _folder_of(self, package: str) -> Path:
+        # An outside folder's own packages are found in that folder, not where a package of the
+        # same name (the same files, elsewhere) was first imported from: a batch grades a
+        # snapshot of the folder, which other processes load by its path.
+        if self.folder is not None and self.package and package.startswith(self.package + "."):
+            return self.folder.joinpath(*package[len(self.package) + 1:].split("."))
         # A checks/ folder without __init__.py is a namespace package: it has locations, no origin.
-        return tuple(
-            Path(next(iter(importlib.util.find_spec(package).submodule_search_locations))).resolve()
-            for package in self.check_packages
-        )
+        return Path(next(iter(importlib.util.find_spec(package).submodule_search_locations))).resolve()
 
     @property
     def cache_name(self) -> str:
@@ -428,9 +436,15 @@ def reference_module(relative: str | Path) -> ModuleType:
         def layer_norm(X, gamma, beta, eps=1e-5):
             return _HEAD.layer_norm(np.array(X, dtype=float), gamma, beta, float(eps))
     """
-    from grader.resources import project_file
+    from grader.assignments import outside
+    from grader.resources import is_shipped, project_file
 
     path = project_file(str(relative))
+    if outside.course_folder_of(path) is None and not is_shipped(path):
+        raise UsageError(
+            f"the reference head {path} lies in no assignment's folder: an assignment reads only files in its own "
+            "folder (name it with here(__file__, ...))"
+        )
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(f"grader_reference_{path.stem}_{digest}", path)
     module = importlib.util.module_from_spec(spec)

@@ -14,24 +14,34 @@ with its files' digest (:attr:`Assignment.cache_name`), which rubrics and report
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import json
+import os
+import site
 import sys
+import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 from grader.assignments import NAMES, Assignment
 from grader.errors import UsageError
+from grader.resources import PACKAGE, is_shipped
 
 ENTRY_POINT_GROUP = "grader.assignments"
 SKIPPED_PARTS = ("__pycache__", ".git", ".ipynb_checkpoints")
 _BY_NAME: dict[str, Assignment] = {}
 _BY_FOLDER: dict[tuple[Path, str], Assignment] = {}  # (folder, digest of its files)
+_COURSE_FOLDERS: set[Path] = set()  # every course folder this process loaded or is loading
+_NAMED: dict[Path, set[str]] = {}  # course folder -> the files its modules named with here()
 
 
 def find(spec: str) -> Assignment:
@@ -76,20 +86,31 @@ def load_folder(folder: Path) -> Assignment:
     if not (folder / "__init__.py").is_file():
         raise UsageError(f"--assignment {folder}: the folder has no __init__.py defining ASSIGNMENT")
     digest = files_digest(folder_files(folder))
+    _COURSE_FOLDERS.add(folder)
     if (folder, digest) not in _BY_FOLDER:
         package = f"grader_course_{digest}"
-        module = sys.modules.get(package) or _import_package(package, folder)
-        _BY_FOLDER[folder, digest] = _described(module, folder, str(folder), digest)
+        with _reading_only(folder, folder):
+            module = sys.modules.get(package) or _import_package(package, folder)
+            described = _described(module, folder, str(folder), digest)
+        _BY_FOLDER[folder, digest] = described
     return _registered(_BY_FOLDER[folder, digest])
 
 
 def _load_installed(name: str, module_name: str) -> Assignment:
     try:
-        module = importlib.import_module(module_name.partition(":")[0])
+        found = importlib.util.find_spec(module_name.partition(":")[0])
+        folder = Path(found.origin).resolve().parent if found is not None and found.origin else None
+        if folder is not None:
+            _COURSE_FOLDERS.add(folder)  # before its modules name their files
+        with _reading_only(folder, name) if folder is not None else contextlib.nullcontext():
+            module = importlib.import_module(module_name.partition(":")[0])
+    except UsageError:
+        raise
     except Exception as error:
         raise UsageError(f"the installed assignment {name} ({module_name}) failed to import: {_said(error)}") from None
     folder = Path(module.__file__).resolve().parent
-    loaded = _described(module, folder, name, files_digest(folder_files(folder)))
+    with _reading_only(folder, name):
+        loaded = _registered(_described(module, folder, name, files_digest(folder_files(folder))))
     _BY_NAME.setdefault(name, loaded)  # its entry point's name finds it again without importing it anew
     return loaded
 
@@ -100,6 +121,9 @@ def _import_package(package: str, folder: Path) -> ModuleType:
     sys.modules[package] = module
     try:
         spec.loader.exec_module(module)
+    except UsageError:  # already one sentence (a file outside the folder, say)
+        del sys.modules[package]
+        raise
     except Exception as error:
         del sys.modules[package]
         raise UsageError(f"--assignment {folder}: its __init__.py failed: {_said(error)}") from None
@@ -132,15 +156,21 @@ def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assi
             f"--assignment {spec}: it is called {declared.name!r}, as a shipped assignment is; "
             "a course's own (an extension too) needs a name of its own"
         )
+    for what, relative in (("reference", declared.reference), ("rubric", declared.rubric), *(
+        (f"template[{handout!r}]", source) for handout, source in declared.template.items()
+    )):
+        if not is_shipped(folder / relative):  # an extension's base files are the grader's
+            refuse_outside(folder, folder / relative, f"its {what} {relative!r}", spec)
     own_checks = (f"{module.__name__}.checks",) if (folder / "checks").is_dir() else ()
     loaded = dataclasses.replace(
-        declared, folder=folder, check_packages=declared.check_packages + own_checks, spec=spec, digest=digest
+        declared, folder=folder, check_packages=declared.check_packages + own_checks, spec=spec, digest=digest,
+        package=module.__name__,
     )
     if not loaded.check_packages:
         raise UsageError(f"--assignment {spec}: it has no checks/ folder, and extends no assignment")
     _refuse_clashing_modules(loaded)
     _refuse_broken_modules(loaded)
-    return _registered(loaded)
+    return loaded
 
 
 def _registered(assignment: Assignment) -> Assignment:
@@ -172,6 +202,8 @@ def _refuse_broken_modules(assignment: Assignment) -> None:
         for module in sorted(folder.glob("*.py")):
             try:
                 importlib.import_module(f"{package}.{module.stem}")
+            except UsageError:
+                raise
             except Exception as error:
                 hint = (
                     "; an assignment's modules import each other relatively (from ..calls import FUNCTIONS)"
@@ -184,15 +216,136 @@ def _refuse_broken_modules(assignment: Assignment) -> None:
         raise UsageError(f"--assignment {assignment.spec}: its known mistakes failed: {_said(error)}") from None
 
 
+# What a course's modules may read while it loads, besides its own folder: Python's own files
+# and installed packages, the grader's, and the kernel's (numpy reads /proc, /sys).
+_LOADING: dict[int, tuple[Path, tuple[str, ...], list[str]]] = {}  # thread -> folder, may read, read outside
+_HOOKED: list[bool] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    """Note each file a course's module opens outside what it may read (see :func:`_reading_only`)."""
+    if event != "open" or not _LOADING:
+        return
+    watched = _LOADING.get(threading.get_ident())
+    if watched is None or isinstance(args[0], int):
+        return
+    folder, readable, found = watched
+    try:
+        real = os.path.realpath(os.fsdecode(args[0]))
+    except (TypeError, ValueError):
+        return
+    if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in (str(folder), *readable)):
+        found.append(real)
+
+
+@contextlib.contextmanager
+def _reading_only(folder: Path, spec: str | Path) -> Iterator[None]:
+    """Refuse, in one sentence, a course whose modules read a file outside its folder while it
+    loads (an open() of ``../x``, a module imported from a folder put on sys.path): what it
+    reads must be in its folder, which its digest, caches and bundles cover."""
+    if not _HOOKED:
+        sys.addaudithook(_audit)  # once per process; it does nothing while no course loads
+        _HOOKED.append(True)
+    cwd = os.getcwd()
+    readable = {
+        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages(),
+        site.getusersitepackages(), str(PACKAGE), "/dev", "/proc", "/sys",
+        *(os.path.realpath(entry) for entry in sys.path if entry and os.path.realpath(entry) != cwd),
+    }
+    found: list[str] = []
+    modules, path = set(sys.modules), list(sys.path)
+    _LOADING[threading.get_ident()] = (folder.resolve(), tuple(os.path.realpath(root) for root in readable), found)
+    try:
+        yield
+    finally:
+        del _LOADING[threading.get_ident()]
+    outside = [path for path in found if not is_shipped(Path(path))]
+    if outside:
+        for name in set(sys.modules) - modules:  # nothing it imported stays, to be found without a read next time
+            del sys.modules[name]
+        sys.path[:] = path
+        named = next((path for path in outside if "__pycache__" not in Path(path).parts), outside[0])  # a source, not its cache
+        raise UsageError(
+            f"--assignment {spec}: loading it read {named}, which lies outside the assignment's folder; an "
+            "assignment reads only files in its own folder: copy the file into it"
+        )
+
+
+def course_folder_of(path: Path) -> Path | None:
+    """The course folder (loaded or loading in this process) that holds ``path``, if any."""
+    path = path.resolve()
+    return next((folder for folder in _COURSE_FOLDERS if folder == path or folder in path.parents), None)
+
+
+def named_with_here(folder: Path, path: Path) -> None:
+    """Note that a module of the course folder ``folder`` named ``path`` (inside it) with
+    ``here()``: a file it reads, which a bundle carries."""
+    _NAMED.setdefault(folder.resolve(), set()).add(path.resolve().relative_to(folder.resolve()).as_posix())
+
+
+def declared_files(assignment: Assignment) -> dict[str, bytes]:
+    """The files of a course's folder that a bundle carries: its modules (any .py file it
+    may import), the files its Assignment declares (reference, rubric, template sources)
+    and those its modules named with ``here()``; never what else lies there (reports, a
+    class's submissions, notes). Links that leave the folder are refused."""
+    folder = assignment.folder.resolve()
+    declared = {assignment.reference, assignment.rubric, *assignment.template.values()}
+    wanted = {Path(relative).as_posix() for relative in declared} | _NAMED.get(folder, set())
+    files = folder_files(folder)
+    carried = {relative: content for relative, content in files.items() if relative in wanted or _a_module(relative, files)}
+    for relative, content in carried.items():
+        if relative.endswith(".json") and _a_grader_output(content):
+            raise UsageError(
+                f"--assignment {assignment.spec}: {relative} in its folder is a report the grader wrote, which a bundle "
+                "never carries (it may be published): move it out of the folder"
+            )
+    return carried
+
+
+def _a_grader_output(content: bytes) -> bool:
+    """Whether a JSON file is a report or a batch's summary (both say their grader's version)."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "schema_version" in data and "grader_version" in data
+
+
+def _a_module(relative: str, files: dict[str, bytes]) -> bool:
+    """Whether ``relative`` is a module the course's package may import: a .py file at its
+    top, in checks/, or in a subpackage (a folder with an __init__.py, all the way up)."""
+    parts = relative.split("/")
+    if not relative.endswith(".py"):
+        return False
+    if len(parts) == 1 or parts[:-1] == ["checks"]:
+        return True
+    return all("/".join(parts[:depth] + ["__init__.py"]) in files for depth in range(1, len(parts)))
+
+
+def refuse_outside(folder: Path, path: Path, what: str, spec: str | Path) -> None:
+    """A :class:`UsageError` unless ``path`` (a link followed) lies inside ``folder``: an
+    assignment is its folder, so its digest, its caches and its bundles hold all it reads."""
+    real, home = path.resolve(), folder.resolve()
+    if real != home and home not in real.parents:
+        raise UsageError(
+            f"--assignment {spec}: {what} lies outside the assignment's folder ({real}); an assignment reads "
+            "only files in its own folder: copy the file into it"
+        )
+
+
 def folder_files(folder: Path) -> dict[str, bytes]:
     """Every file of an assignment's folder, by its path relative to the folder (what a Dask
-    worker or a bundle receives); caches and hidden folders are left out."""
+    worker or a bundle receives); caches and hidden folders are left out. A link that
+    leaves the folder is refused."""
     files = {}
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if any(part in SKIPPED_PARTS or part.startswith(".") for part in relative.parts) or not path.is_file():
+        if any(part in SKIPPED_PARTS or part.startswith(".") for part in relative.parts):
             continue
-        files[relative.as_posix()] = path.read_bytes()
+        if path.is_symlink():
+            refuse_outside(folder, path, f"the link {relative.as_posix()}", folder)
+        if path.is_file():
+            files[relative.as_posix()] = path.read_bytes()
     return files
 
 
@@ -201,6 +354,19 @@ def files_digest(files: dict[str, bytes]) -> str:
     for relative, content in sorted(files.items()):
         digest.update(relative.encode() + b"\0" + hashlib.sha256(content).digest())
     return digest.hexdigest()[:16]
+
+
+@contextlib.contextmanager
+def read_once(assignment: Assignment) -> Iterator[Assignment]:
+    """``assignment`` as its folder is now, read once into a snapshot that lasts as long as
+    the context: a batch grades every submission with it, so an edit of the folder while the
+    batch runs changes none of its grades (nor the digest its reports are labelled with).
+    A shipped or installed assignment, which no one edits while it is used, is itself."""
+    if assignment.folder is None or assignment.spec in _installed():
+        yield assignment
+        return
+    with tempfile.TemporaryDirectory(prefix="grader-course-") as root:
+        yield load_folder(unpack(folder_files(assignment.folder), Path(root), assignment.folder.name))
 
 
 def unpack(files: dict[str, bytes], root: Path, name: str) -> Path:

@@ -150,9 +150,19 @@ def here(file: str, relative: str) -> Path:
 
     ``file``: the calling module's ``__file__``; ``relative``: a path relative to that
     module's folder. Returns an absolute :class:`~pathlib.Path`, wherever the grader runs
-    from (the course's folder is imported under a name of its own). Example::
+    from (the course's folder is imported under a name of its own). A path that leaves the
+    course's folder (``"../shared/solution.py"``, or a link out of it) is refused with a
+    :class:`~grader.errors.UsageError`: what the assignment reads must be in its folder,
+    which its digest, caches and bundles cover. Example::
 
         SOLUTION = here(__file__, "solution.py")
     """
-    return Path(file).resolve().parent / relative
+    from grader.assignments import outside
+
+    found = Path(file).resolve().parent / relative
+    folder = outside.course_folder_of(Path(file))
+    if folder is not None:  # a course's file names only files of its own folder
+        outside.refuse_outside(folder, found, f"{relative!r}, named in {Path(file).name},", folder)
+        outside.named_with_here(folder, found)
+    return found
 

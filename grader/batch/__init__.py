@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from grader import __version__, sources
-from grader.assignments.rubric import Rubric
+from grader.assignments import Assignment, outside
+from grader.assignments.rubric import Rubric, load_rubric
 from grader.batch import signing
 from grader.batch.executors import Executor, local
 from grader.batch.outputs import ClassOutputs, remove_unasked, write_class_outputs
@@ -69,6 +70,28 @@ def grade_folder(
     (:mod:`grader.batch.outputs`), telling ``on_removed`` their names.
     """
     refuse_overlap(folder, out)
+    refuse_in_assignment(rubric.of, submissions=folder, reports=out)
+    with _read_once(rubric) as rubric:
+        return _graded(
+            folder, out, rubric, limits, jobs=jobs, executor=executor, regrade=regrade, outputs=outputs,
+            on_report=on_report, on_distrusted=on_distrusted, on_removed=on_removed,
+        )
+
+
+def _graded(
+    folder: Path,
+    out: Path,
+    rubric: Rubric,
+    limits: Limits,
+    *,
+    jobs: int,
+    executor: Executor | None,
+    regrade: bool,
+    outputs: ClassOutputs,
+    on_report: Callable[[Report, int, int, bool], None],
+    on_distrusted: Callable[[str], None],
+    on_removed: Callable[[list[str]], None],
+) -> list[Report]:
     submissions = find_submissions(folder, rubric.of.handout)
     out.mkdir(parents=True, exist_ok=True)
     key = signing.report_key(out)
@@ -135,6 +158,36 @@ def read_in_full(out: Path, reports: list[Report]) -> Iterator[Report]:
         yield full if full is not None and full.student == report.student else report
 
 
+@contextlib.contextmanager
+def _read_once(rubric: Rubric) -> Iterator[Rubric]:
+    """``rubric`` over a snapshot of its course's folder, read once for the whole batch
+    (see :func:`outside.read_once`); the rubric read again from the snapshot when it is one
+    of the folder's files."""
+    with outside.read_once(rubric.of) as assignment:
+        if assignment is rubric.of:
+            yield rubric
+            return
+        path = Path(rubric.path).resolve()
+        inside = rubric.of.folder in path.parents
+        yield load_rubric(assignment.folder / path.relative_to(rubric.of.folder) if inside else path, assignment)
+
+
+def refuse_in_assignment(assignment: Assignment, **folders: Path) -> None:
+    """No folder of ``folders`` (by what it is: ``reports=OUT``) may be, hold or lie in the
+    assignment's folder: its files are what the assignment is (its digest, its bundles),
+    and a course's folder is often published."""
+    if assignment.folder is None:
+        return
+    course = assignment.folder.resolve()
+    for what, folder in folders.items():
+        given = folder.resolve()
+        if given == course or course in given.parents or given in course.parents:
+            raise UsageError(
+                f"the {what} folder {folder} may not be, hold or lie in the assignment's folder {assignment.folder}: "
+                "choose one outside it"
+            )
+
+
 def refuse_overlap(folder: Path, out: Path) -> None:
     """OUT may not be, hold or lie inside the submissions folder: what a student put there
     could then be read as a report, and the batch's files as submissions."""
@@ -151,7 +204,8 @@ def _kept_report(
 ) -> tuple[Report | None, bool]:
     """The report in ``out`` to keep for ``submission`` (None: grade it), and whether what
     was there, if anything, could be trusted (signed by this OUT's key, for this file, its
-    score its checks' under the rubric)."""
+    score its checks' under the rubric). Only a report graded as this batch would grade is
+    kept: the same file, rubric, grader, sandbox, examples, budgets and assignment."""
     name = f"{submission.student}.json"
     if not os.path.lexists(out / name):
         return None, True
@@ -171,6 +225,7 @@ def _kept_report(
         and previous.grader_version == __version__
         and previous.sandbox == limits.isolation
         and previous.examples == limits.examples
+        and previous.limits == limits.budgets()
         and previous.assignment == rubric.assignment
     )
     if not same:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.report.safe_text import one_line
-from grader.sources.files import SubmissionFile
+from grader.sources.files import BLANK_ID, SubmissionFile, blank_name_note
 
 # Folders an archive or an interpreter leaves beside the submissions: never a student's.
 ARTEFACTS = frozenset({"__MACOSX", "__pycache__"})
@@ -133,7 +133,9 @@ def _handed_in(folder: Path, entry: os.DirEntry, handout_stem: str) -> list[_Han
     handout's name without its suffix)."""
     stem, suffix = os.path.splitext(entry.name)
     if suffix in SUFFIXES:
-        if stem.strip() != stem and stem.strip():  # "kim .py": one id with kim.py, and told so
+        if not stem.strip():  # " .py": a name that gives no id
+            return [_HandedIn(BLANK_ID, folder / entry.name, suffix, exact=False, note=blank_name_note(entry.name))]
+        if stem.strip() != stem:  # "kim .py": one id with kim.py, and told so
             note = f"The file is named {entry.name!r}, not {stem.strip()}{suffix}: it is graded as {stem.strip()}{suffix}; name it so."
             return [_HandedIn(stem.strip(), folder / entry.name, suffix, exact=False, note=note)]
         return [_HandedIn(stem, folder / entry.name, suffix)]
@@ -155,7 +157,7 @@ def _handout_in(student_folder: Path, handout_stem: str) -> _HandedIn:
     """What a student's folder hands in: the handout, else the one file named nearly so
     (``attention (1).py``, ``Attention.PY``), else the handout's path, which is missing
     (its report says so, and what the folder holds instead)."""
-    name = student_folder.name.strip() or student_folder.name  # "kim /" is kim's folder
+    name = student_folder.name.strip() or BLANK_ID  # "kim /" is kim's folder; " /" gives no id
     renamed = f"The folder is named {student_folder.name!r}, not {name}: it is graded as {name}." if name != student_folder.name else None
     exact = [student_folder / f"{handout_stem}{kind}" for kind in SUFFIXES]
     for path in exact:

@@ -163,12 +163,13 @@ def _course_folder(assignment: Assignment) -> str | None:
 
 
 def _course_files(assignment: Assignment) -> dict[str, bytes]:
-    """A course's own assignment folder, as the bundle carries it (an extension's base
-    comes with the grader's package)."""
+    """A course's own assignment folder, as the bundle carries it: what the assignment
+    declares or imports (:func:`outside.declared_files`); an extension's base comes with
+    the grader's package."""
     course = _course_folder(assignment)
     if course is None:
         return {}
-    return {f"{course}/{relative}": content for relative, content in outside.folder_files(assignment.folder).items()}
+    return {f"{course}/{relative}": content for relative, content in outside.declared_files(assignment).items()}
 
 
 def _in_bundle(assignment: Assignment, relative: str) -> str:

@@ -15,7 +15,7 @@ import click
 
 from grader import assignments
 from grader.assignments.rubric import chosen_rubric
-from grader.batch import grade_folder, refuse_overlap
+from grader.batch import grade_folder, refuse_in_assignment, refuse_overlap
 from grader.batch.outputs import ClassOutputs
 from grader.batch.progress import BatchProgress, summary_text
 from grader.batch.submissions import find_submissions
@@ -216,6 +216,7 @@ def grade(
         raise UsageError("--jobs is for this machine's cores; on a cluster, each `dask worker --nworkers N` sets its own")
     refuse_overlap(folder, out)
     chosen = chosen_rubric(rubric, assignment)
+    refuse_in_assignment(chosen.of, submissions=folder, reports=out)
     outputs = ClassOutputs(
         html=html, junit=junit, canvas=canvas, canvas_assignment=canvas_assignment, similarity=similarity,
         similarity_threshold=similarity_threshold,

@@ -87,7 +87,11 @@ def export_student_command(out: Path, rubric: Path | None, assignment: str | Non
 
     Never the reference head, and no hidden or after-due-date check.
     """
+    from grader.sandbox import Limits, resolve_isolation
+    from grader.validation import refuse_a_revealing_template  # it grades: imported only here
+
     chosen = chosen_rubric(rubric, assignment)
+    refuse_a_revealing_template(chosen, Limits(isolation=resolve_isolation("auto", self_check=True, warn=warn)))
     written = export_student(out, chosen, install, notebook=notebook)
     exported = chosen.of
     if exported.folder is not None and not outside.installed(exported.name):

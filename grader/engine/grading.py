@@ -25,7 +25,7 @@ from grader.errors import GradingFailed, UsageError
 from grader.report import Report
 from grader.report.safe_text import one_line
 from grader.sandbox import Limits, bounds
-from grader.sources.files import SubmissionFile
+from grader.sources.files import BLANK_ID, SubmissionFile, blank_name_note
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ def prepare(
     grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`."""
     content = sources.read_bytes(path, within=within, follow_links=follow_links)
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
+    if student is None and not path.stem.strip():  # " .py" alone (a batch names its files itself)
+        student, note = BLANK_ID, note or blank_name_note(path.name)
     return prepare_content(content, suffix, identity(student or path.stem, str(path), limits), rubric, limits, note=note)
 
 
@@ -101,6 +103,7 @@ def identity(student: str, submission: str, limits: Limits) -> dict[str, Any]:
         "submission_sha256": "",
         "sandbox": limits.isolation,
         "examples": limits.examples,
+        "limits": limits.budgets(),
     }
 
 

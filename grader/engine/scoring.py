@@ -27,6 +27,7 @@ def score(
     pictures: dict[str, Any] | None = None,
     source: dict[str, Any] | None = None,
     bounds: dict[str, Any] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> Report:
     """Points for each passed check; a submission that could not be imported is an error.
     ``diagnoses`` (the known mistakes it shows) only explain: they never change points;
@@ -69,6 +70,7 @@ def score(
         pictures=dict(pictures or {}),
         source=source,
         bounds=bounds,
+        limits=limits,
     )
 
 

@@ -17,7 +17,7 @@ from grader.errors import UsageError
 from grader.kernel import history
 from grader.report import Report
 from grader.sandbox import Limits, resolve_isolation
-from grader.sources import NOTEBOOK_SUFFIX
+from grader.sources import KERNEL_HISTORY_SUFFIX
 
 STUDENT = "notebook"
 SUBMISSION = "the code this kernel has run"
@@ -48,7 +48,7 @@ class Session:
         rubric = self._rubric(rubric_path, assignment, function)
         limits = self._limits()
         prepared = prepare_content(
-            history.notebook(cells), NOTEBOOK_SUFFIX, identity(STUDENT, SUBMISSION, limits), rubric, limits
+            history.notebook(cells), KERNEL_HISTORY_SUFFIX, identity(STUDENT, SUBMISSION, limits), rubric, limits
         )
         if self._checks is None:
             self._checks = self._stack.enter_context(CheckProcess())

@@ -74,6 +74,8 @@ class Report:
     # The kernel's bounds on the whole sandbox, what enforced each, and the sandbox's real
     # uid outside its namespaces (grader.sandbox.bounds.enforced).
     bounds: dict[str, Any] | None = None
+    # The time and resource budgets it was graded under (grader.sandbox.Limits.budgets).
+    limits: dict[str, float] | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property

@@ -97,6 +97,16 @@ class Limits:
     isolation: str = "process"
     course_key: str | None = field(default=None, repr=False)
 
+    def budgets(self) -> dict[str, float]:
+        """The time and resource budgets a report was graded under (its ``limits``): a slow
+        head's grade depends on them, so a report of other budgets is not kept on resume."""
+        return {
+            "call_timeout_s": self.call_timeout, "import_timeout_s": self.import_timeout,
+            "check_budget_s": self.check_budget, "submission_budget_s": self.submission_budget,
+            "memory_mb": self.memory_mb, "max_processes": self.max_processes, "cpu_seconds": self.cpu_seconds,
+            "file_size_mb": self.file_size_mb, "open_files": self.open_files,
+        }
+
     @property
     def examples(self) -> str:
         """What the checks' examples are drawn from, as a report says it (grader.checking.secret)."""
@@ -143,9 +153,6 @@ def bubblewrap_command(
     ``as_pid_1`` runs the command as the init of the sandbox's PID namespace (the zygote):
     no other process in the sandbox can then stop, kill or ptrace it.
     """
-    interpreter = os.path.realpath(sys.executable)
-    base = sys.base_prefix
-    base_site = sysconfig.get_path("purelib", vars={"base": base, "platbase": base})
     # Located, not imported: the CLI process never needs numpy itself.
     numpy_folder = Path(importlib.util.find_spec("numpy").origin).resolve().parent
     command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -154,16 +161,7 @@ def bubblewrap_command(
         command += ["--disable-userns"]  # no nested user namespaces (bubblewrap 0.8 and later)
     if as_pid_1:
         command += ["--as-pid-1"]
-    for system in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/alternatives"):
-        if os.path.islink(system):
-            command += ["--symlink", os.readlink(system), system]
-        elif os.path.isdir(system):
-            command += ["--ro-bind", system, system]
-    command += ["--ro-bind", base, base]
-    if os.path.isdir(base_site):
-        command += ["--tmpfs", base_site, "--remount-ro", base_site]  # the grader may be installed here: hide it
-    if not interpreter.startswith((base + os.sep, "/usr/")):
-        command += ["--ro-bind", os.path.dirname(interpreter), os.path.dirname(interpreter)]
+    command += list(_interpreter_view())
     command += ["--ro-bind", str(numpy_folder), f"{SANDBOX_SITE}/numpy"]
     libraries = numpy_folder.parent / "numpy.libs"  # OpenBLAS, in wheels built for Linux
     if libraries.is_dir():
@@ -180,7 +178,96 @@ def bubblewrap_command(
     command += ["--remount-ro", "/dev", "--remount-ro", "/"]
     for name, value in {**environment, "HOME": "/tmp", "PYTHONPATH": SANDBOX_SITE}.items():
         command += ["--setenv", name, value]
-    return command + ["--", interpreter, "-S", *python_args]
+    return command + ["--", os.path.realpath(sys.executable), "-S", *python_args]
+
+
+# A package folder is never shown, whatever folder holds it.
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+
+
+@cache
+def _interpreter_view() -> tuple[str, ...]:
+    """``bwrap`` arguments that show this Python (its binary, its libpython, its standard
+    library less any package folder in it) and the shared libraries the dynamic loader finds,
+    and nothing else of the machine: not ``/usr`` whole, whose ``bin`` holds every program
+    and whose ``lib`` holds the system's Python packages (``python3/dist-packages``,
+    ``/usr/local/lib/python3.X/dist-packages``, where a system pip installs a course)."""
+    view: list[str] = []
+    # The top-level links of a merged /usr (/lib -> usr/lib), which the loader's paths go through.
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            view += ["--symlink", os.readlink(top), top]
+    for folder in _library_folders():
+        view += ["--ro-bind", folder, folder]
+        view += [arg for path in _not_libraries(folder) for arg in _hidden(path)]
+    if os.path.isdir("/etc/alternatives"):  # a system numpy's BLAS is found through these links
+        view += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
+    interpreter = os.path.realpath(sys.executable)
+    view += ["--ro-bind", interpreter, interpreter]
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix, "installed_base": sys.base_prefix}
+    stdlib = os.path.realpath(sysconfig.get_path("stdlib", vars=base))
+    view += ["--ro-bind", stdlib, stdlib]
+    dynload = sysconfig.get_config_var("DESTSHARED")
+    if dynload and os.path.isdir(dynload) and not os.path.realpath(dynload).startswith(stdlib + os.sep):
+        view += ["--ro-bind", os.path.realpath(dynload), dynload]
+    # The packages an installed Python carries (ensurepip's wheels of pip and setuptools) too.
+    hidden = {os.path.join(stdlib, name) for name in (*PACKAGE_FOLDERS, os.path.join("ensurepip", "_bundled"))}
+    hidden.add(os.path.realpath(sysconfig.get_path("purelib", vars=base)))  # the grader may be installed here
+    view += [arg for folder in sorted(hidden) if os.path.isdir(folder) and folder.startswith(stdlib + os.sep)
+             for arg in _hidden(folder)]
+    # The shared libraries beside this Python's own (its libpython; in a conda environment,
+    # the BLAS its numpy links to), file by file: the folder holds its packages too.
+    libraries = sysconfig.get_config_var("LIBDIR") or ""
+    if os.path.isdir(libraries) and os.path.realpath(libraries) not in _library_folders():
+        for name in sorted(os.listdir(libraries)):
+            path = os.path.join(libraries, name)
+            if ".so" in name and os.path.isfile(path):
+                view += ["--ro-bind", os.path.realpath(path), path]
+    return tuple(view)
+
+
+def _hidden(path: str) -> list[str]:
+    """An empty, read-only folder in place of the folder ``path`` (the final remount of / is
+    not recursive), or an empty file in place of the file ``path``."""
+    if not os.path.isdir(path):
+        return ["--ro-bind", os.devnull, path]
+    return ["--tmpfs", path, "--remount-ro", path]
+
+
+def _not_libraries(folder: str) -> list[str]:
+    """What a library folder holds besides shared libraries, hidden from a submission: its
+    subfolders (programs such as gio-querymodules, other languages' modules such as Perl's,
+    and, where libraries and interpreters share a folder, Pythons' packages), except those
+    /etc/alternatives leads into (a system numpy's BLAS), and its programs."""
+    wanted = set()
+    if os.path.isdir("/etc/alternatives"):
+        for name in os.listdir("/etc/alternatives"):
+            target = os.path.realpath(os.path.join("/etc/alternatives", name))
+            if target.startswith(folder + os.sep):
+                wanted.add(target[len(folder) + 1:].split(os.sep, 1)[0])
+    hidden = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.islink(path) or name in wanted:
+            continue
+        if os.path.isdir(path) or (".so" not in name and os.path.isfile(path) and os.access(path, os.X_OK)):
+            hidden.append(path)
+    return hidden
+
+
+def _library_folders() -> list[str]:
+    """The folders the dynamic loader reads this Python's and numpy's shared libraries
+    from: the multiarch ones (``/usr/lib/x86_64-linux-gnu``) and the loader's own, where the
+    system has them; else ``/lib`` and ``/usr/lib`` (their Python folders hidden)."""
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    candidates = [f"/lib/{multiarch}", f"/usr/lib/{multiarch}"] if multiarch else ["/lib", "/usr/lib"]
+    candidates += ["/lib64", "/usr/lib64", "/lib32", "/usr/lib32"]
+    found: list[str] = []
+    for folder in candidates:
+        real = os.path.realpath(folder)
+        if os.path.isdir(real) and real not in found and not any(real.startswith(kept + os.sep) for kept in found):
+            found.append(real)
+    return found
 
 
 @cache

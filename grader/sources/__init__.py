@@ -36,6 +36,9 @@ MAX_PYTHON_BYTES = 1024 * 1024
 # its code is held to MAX_PYTHON_BYTES once extracted.
 MAX_NOTEBOOK_BYTES = 32 * 1024 * 1024
 NOTEBOOK_SUFFIX = ".ipynb"
+# What the grader calls a notebook it wrote itself of a kernel's history (grader.kernel): read
+# as a notebook of any number of cells. Only the grader gives it: a file's own name never does.
+KERNEL_HISTORY_SUFFIX = ".kernel-history"
 MAX_LEFT_OUT = 200  # listed in a report; a notebook of thousands of stray lines is summed up
 
 
@@ -155,12 +158,12 @@ def display_name(suffix: str, handout: str) -> str:
     """What feedback calls a submission with this suffix: the handout's file name, as the
     student handed it in (``ada.ipynb`` is their ``attention.ipynb``, whatever it holds)."""
     stem = Path(handout).stem
-    return f"{stem}{NOTEBOOK_SUFFIX}" if is_notebook_name(suffix) else f"{stem}.py"
+    return f"{stem}{NOTEBOOK_SUFFIX}" if is_notebook_name(suffix) or suffix == KERNEL_HISTORY_SUFFIX else f"{stem}.py"
 
 
 def size_limit(path: Path) -> int:
     """The largest file of ``path``'s kind (by its name: the size is checked before reading)."""
-    return MAX_NOTEBOOK_BYTES if is_notebook_name(path.suffix) else MAX_PYTHON_BYTES
+    return MAX_NOTEBOOK_BYTES if is_notebook_name(path.suffix) or path.suffix == KERNEL_HISTORY_SUFFIX else MAX_PYTHON_BYTES
 
 
 def read_bytes(path: Path, *, within: Path | None = None, follow_links: bool = True) -> bytes:
@@ -212,7 +215,7 @@ def _parse(content: bytes, suffix: str, assignment: Assignment) -> Source:
     name = display_name(suffix, assignment.handout)
     try:
         if looks_like_notebook(content):
-            source = notebook.parse(content, name, assignment)
+            source = notebook.parse(content, name, assignment, any_length=suffix == KERNEL_HISTORY_SUFFIX)
             if not is_notebook_name(suffix):
                 source = _noted(source, "This file holds a Jupyter notebook, not Python source: it was graded as a notebook.")
             return source

@@ -38,6 +38,15 @@ _KINDS = {
 }
 
 
+# The id of a file or folder whose name, spaces aside, is empty (" .py"): told so in its note.
+BLANK_ID = "unnamed"
+
+
+def blank_name_note(name: str) -> str:
+    """The note of a submission whose name ``name`` gives no id (see :data:`BLANK_ID`)."""
+    return f"The file is named {name!r}, which gives no id: it is graded as {BLANK_ID}; name it after its student."
+
+
 @dataclass(frozen=True)
 class SubmissionFile:
     """A submission found in a folder: its id, its path, the folder below which no link

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.assignments import Assignment
-from grader.assignments.rubric import Rubric
+from grader.assignments.rubric import Rubric, load_rubric
 from grader.batch import grade_folder, read_in_full
 from grader.engine.grading import grade_file
+from grader.errors import UsageError
 from grader.report import NOT_MISTAKES, Report
 from grader.sandbox import Limits
 from grader.validation import mutants as mutation
@@ -171,6 +172,31 @@ def _expected(file: Planted, report: Report, rubric: Rubric, functions: tuple[st
         problems.append("it gets full marks")
     lost = f"loses points on {', '.join(failed)}" if failed else "loses no points"
     return Finding(not problems, f"mistake {file.mistake} ({file.student}): {lost}", tuple(problems))
+
+
+def refuse_a_revealing_template(rubric: Rubric, limits: Limits) -> None:
+    """A :class:`UsageError` when the template students would receive is the reference head or
+    scores any point: ``export-student`` hands it to every student. Graded as a student's
+    file is (sandbox, check process, rubric)."""
+    assignment = rubric.of
+    name = assignment.template[assignment.handout]
+    template, reference = assignment.path(name), assignment.path(assignment.reference)
+    if template.resolve() == reference.resolve() or template.read_bytes() == reference.read_bytes():
+        raise UsageError(
+            f"the template {name} is the reference head {assignment.reference}: export-student would hand every student "
+            "the answers; name the file students start from in the Assignment's template"
+        )
+    # Under the rubric exported and under the assignment's own: a rubric that leaves out the
+    # checks the template passes would hide what it gives away.
+    own = load_rubric(assignment.path(assignment.rubric), assignment)
+    for graded_by in dict.fromkeys([rubric, own] if own.sha256 != rubric.sha256 else [rubric]):
+        report = grade_file(template, graded_by, limits, student="template")
+        if report.score > 0:
+            raise UsageError(
+                f"the template {name} scores {report.score:g} of {report.max_score:g} points under the rubric "
+                f"{Path(graded_by.path).name}: a template students start from scores 0 (its functions raise "
+                "NotImplementedError); `grader validate` shows what it answers"
+            )
 
 
 def _same_twice(first: dict[str, Report], second: dict[str, Report], jobs: int) -> Finding:

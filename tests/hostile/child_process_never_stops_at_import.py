@@ -1,13 +1,14 @@
-"""Starts a child process (sleep 1000) that never stops while being imported; the head is the lesson's."""
+"""Starts a child process (this Python, sleeping 1000 s) that never stops while being imported; the head is the lesson's."""
 # must-fail:
 # must-pass: *
 # report-status: graded
 
 import subprocess
+import sys
 
 import numpy as np
 
-_child = subprocess.Popen(["sleep", "1000"])
+_child = subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(1000)"])
 
 
 def softmax(x, axis=-1):

@@ -1,13 +1,14 @@
-"""Starts sleep 1000 in a new session (start_new_session=True) while being imported; the head is the lesson's."""
+"""Starts a child process (this Python, sleeping 1000 s) in a new session (start_new_session=True) while being imported; the head is the lesson's."""
 # must-fail:
 # must-pass: *
 # report-status: graded
 
 import subprocess
+import sys
 
 import numpy as np
 
-_child = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+_child = subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(1000)"], start_new_session=True)
 
 
 def softmax(x, axis=-1):

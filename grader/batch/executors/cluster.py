@@ -21,9 +21,11 @@ the same by each task.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import logging
+import os
 import queue
 import shutil
 import tempfile
@@ -92,7 +94,11 @@ class CheckProcesses(WorkerPlugin or object):
     def setup(self, worker: Any = None) -> None:
         self._idle: queue.SimpleQueue[CheckProcess] = queue.SimpleQueue()
         self._started: list[CheckProcess] = []
-        self._folder = Path(tempfile.mkdtemp(prefix="grader-rubrics-"))
+        _remove_copies_of_stopped_workers()
+        # Named with this process's id, so that a later worker removes it if this one is
+        # killed before its teardown (it holds the courses' reference heads).
+        self._folder = Path(tempfile.mkdtemp(prefix=f"{COPIES_PREFIX}{os.getpid()}-"))
+        atexit.register(shutil.rmtree, self._folder, ignore_errors=True)
         self._rubrics: dict[tuple[str, str, str], Rubric] = {}
         self.bubblewrap = bubblewrap_works()
 
@@ -125,6 +131,24 @@ class CheckProcesses(WorkerPlugin or object):
             path.write_bytes(text)
             self._rubrics[key] = load_rubric(path, outside.received(assignment, self._folder / "assignments"))
         return self._rubrics[key]
+
+
+COPIES_PREFIX = "grader-rubrics-"
+
+
+def _remove_copies_of_stopped_workers() -> None:
+    """Remove the rubrics and course folders a worker of this user left when it was killed
+    (its process is gone)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{COPIES_PREFIX}*-*"):
+        pid = folder.name[len(COPIES_PREFIX):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue  # alive, another user's, or gone meanwhile
 
 
 def worker_facts(limits: Limits) -> dict[str, Any]:
