@@ -24,7 +24,7 @@ from grader.sandbox import Limits
 REPORT_KEYS = {
     "schema_version", "student", "submission", "submission_sha256", "score", "max_score", "status", "error",
     "checks", "diagnoses", "pictures", "rubric", "grader_version", "duration_s", "sandbox", "self_check", "source",
-    "bounds", "examples", "assignment",
+    "bounds", "examples", "assignment", "limits",
 }
 CHECK_KEYS = {
     "id", "description", "status", "points", "max_points", "visibility", "bonus", "kind", "feedback", "counterexample",

@@ -297,3 +297,17 @@ def test_a_batch_for_a_missing_function_stops_the_batches_after_it(open_submissi
     submission.prefetch(CallBatch(softmax_only.calls[1]), more=True)  # so not sent either
     assert submission.takes_replies(softmax_only.calls[0], softmax_only.replies[0])
     assert not submission.takes_replies(softmax_only.calls[1], softmax_only.replies[1])
+
+
+def test_a_raise_in_a_helper_of_the_files_own_is_blamed_on_that_helper(open_submission, tmp_path):
+    """The exception names the function whose line raised it, and the call the grader made."""
+    path = tmp_path / "attention.py"
+    path.write_text(REFERENCE.read_text() + "\n\ndef _scores(Q, K):\n    return Q @ K\n\n\n"
+                    "_lesson_attention = attention\n\n\ndef attention(Q, K, V, mask=None):\n    _scores(Q, K)\n"
+                    "    return _lesson_attention(Q, K, V, mask)\n")
+    helper_line = path.read_text().splitlines().index("    return Q @ K") + 1
+    submission = open_submission(path)
+    with pytest.raises(CallRaised) as raised:
+        submission.attention(np.eye(2, 3), np.eye(2, 3), np.eye(2))
+    assert str(raised.value).startswith("_scores() raised ValueError: ")
+    assert str(raised.value).endswith(f"(attention.py, line {helper_line}), when the grader called attention()")

@@ -524,8 +524,10 @@ class Submission(StudentFunctions):
                     line=line,
                     text=text,
                 )
+            # Raised in a function of the file's own that this one calls: that one is blamed.
+            blamed, caller = (raised_in, f", when the grader called {function}()") if raised_in not in (None, function) else (function, "")
             hint = ""
-            if kind == "TypeError" and "argument" in text:
+            if kind == "TypeError" and "argument" in text and not caller:
                 hint = f"; the grader calls it as the lesson defines it: {self.assignment.by_name[function].signature}"
             undefined = UNDEFINED_NAME.fullmatch(text) if kind == "NameError" else None
             if undefined:
@@ -533,7 +535,9 @@ class Submission(StudentFunctions):
             if kind == "BlockingIOError" or (kind == "RuntimeError" and "can't start new thread" in text):
                 hint = "; the sandbox lets a submission start only a few processes and threads: the lesson's functions need none"
             hint = hint or _space_hint(kind, text, self.limits)
-            raise CallRaised(f"{function}() raised {kind}: {text}{where}{hint}", exception_type=kind, line=line, text=text)
+            raise CallRaised(
+                f"{blamed}() raised {kind}: {text}{where}{caller}{hint}", exception_type=kind, line=line, text=text
+            )
         if status == "missing":
             raise FunctionMissing(self._missing(function))
         raise wire.WireError(f"unexpected reply status {status!r}")
