@@ -346,3 +346,18 @@ def test_grade_says_once_when_no_kernel_bound_holds_a_sandbox(tmp_path, small_ru
     assert result.stderr.count("no kernel bound on a sandbox's processes") == 1
     assert result.stderr.count("the sandbox is root outside its user namespace") == 1
     assert result.stderr.count("grader: warning:") == 1  # one line says both
+
+
+def test_check_of_a_file_written_for_no_known_assignment_names_the_file_and_the_option(tmp_path):
+    """A course's file checked without --assignment is not graded as the lesson because one
+    of its helpers is called softmax: the one sentence names the file and the option."""
+    rope = tmp_path / "rope.py"
+    rope.write_text("import numpy as np\n\n\ndef softmax(x, axis=-1):\n    return np.exp(x) / np.exp(x).sum(axis, keepdims=True)\n\n\n"
+                    "def apply_rope(X):\n    return X\n\n\ndef rope_attention(Q, K, V):\n    return softmax(apply_rope(Q) @ K.T) @ V\n")
+    result = CliRunner().invoke(cli, ["check", str(rope)])
+    assert result.exit_code == 2 and "rope.py is not named attention.py" in result.output, result.output
+    assert "--assignment" in result.output and "apply_rope, rope_attention" in result.output
+    # A half-written head of the lesson, under any name, is graded and told what is missing.
+    partial = tmp_path / "my_head.py"
+    partial.write_text("import numpy as np\n\n\ndef softmax(x, axis=-1):\n    return x\n\n\ndef _stable(x):\n    return x\n")
+    assert CliRunner().invoke(cli, ["check", str(partial)]).exit_code == 0

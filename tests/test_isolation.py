@@ -165,6 +165,18 @@ def probe():
     assert not forged.exists()
 
 
+def _paths_raised(tmp_path: Path, walk: str) -> list[str]:
+    """The paths a ``walk`` probe (run in bubblewrap) raises, one per line of its message."""
+    submission = submission_with(tmp_path, walk, "bubblewrap")
+    try:
+        submission.softmax(np.zeros(1), axis=99)
+    except CallRaised as error:
+        return [line for line in error.text.splitlines() if line.startswith("/")]
+    finally:
+        submission.close()
+    raise AssertionError("the walk raised nothing")
+
+
 PACKAGE_WALK = r"""
 import os, sys, sysconfig
 def probe():
@@ -189,13 +201,7 @@ def probe():
 def test_bubblewrap_shows_no_package_but_the_standard_library_and_numpy(tmp_path):
     """No site-packages, dist-packages (where a system pip puts a course) or any other
     package folder of the machine is readable: only the standard library and numpy."""
-    submission = submission_with(tmp_path, PACKAGE_WALK, "bubblewrap")
-    try:
-        submission.softmax(np.zeros(1), axis=99)
-    except CallRaised as error:
-        found = [line for line in error.text.splitlines() if line.startswith("/")]
-    finally:
-        submission.close()
+    found = _paths_raised(tmp_path, PACKAGE_WALK)
     numpy = "/opt/grader-site/numpy"
     beyond = [folder for folder in found if folder != numpy and not folder.startswith(numpy + "/")]
     assert beyond == [], "\n".join(beyond)
@@ -221,12 +227,6 @@ def probe():
 
 @pytest.mark.bubblewrap
 def test_bubblewrap_shows_no_program_but_its_own_python(tmp_path):
-    submission = submission_with(tmp_path, PROGRAM_WALK, "bubblewrap")
-    try:
-        submission.softmax(np.zeros(1), axis=99)
-    except CallRaised as error:
-        found = [line for line in error.text.splitlines() if line.startswith("/")]
-    finally:
-        submission.close()
+    found = _paths_raised(tmp_path, PROGRAM_WALK)
     beyond = [path for path in found if os.path.realpath(path) != os.path.realpath(sys.executable)]
     assert beyond == [], "\n".join(beyond)

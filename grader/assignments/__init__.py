@@ -501,6 +501,25 @@ def of_file(path: Path) -> Assignment | None:
     return None
 
 
+def refuse_a_file_of_no_known_assignment(name: str, functions: frozenset[str], assignment: Assignment) -> None:
+    """A :class:`UsageError` for a file named ``name`` that defines the top-level
+    ``functions``, checked without --assignment and named as no handout is, when it is not
+    written for ``assignment`` (the default) either: it defines functions of its own, more of
+    them than of the lesson's (a helper that shares the name of the lesson's ``softmax`` does
+    not make a course's file the lesson's). A file with none of its own is the lesson's,
+    half-written: it is graded, and told what is missing."""
+    lesson = set(assignment.function_names)
+    shared, own = functions & lesson, functions - lesson
+    if shared == lesson or len(shared) >= len(own) or written_for_another(functions, assignment) is not None:
+        return  # written for it, or for another shipped one (its report says which)
+    handouts = " or ".join(get(known).handout for known in NAMES)
+    raise UsageError(
+        f"{name} is not named {handouts} and is not written for {assignment.name} (it defines "
+        f"{', '.join(sorted(own))}, not {', '.join(sorted(lesson - shared))}): name its assignment with --assignment "
+        "(a course's folder, or an installed course's name)"
+    )
+
+
 WRITTEN_FOR_ANOTHER = "This file defines the functions of the assignment "
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from grader import assignments
+from grader import assignments, sources
 from grader.assignments.rubric import chosen_rubric
 from grader.batch import grade_folder, refuse_in_assignment, refuse_overlap
 from grader.batch.outputs import ClassOutputs
@@ -100,6 +100,8 @@ def check(
         # A student checking their own file: as root without bubblewrap (a fresh container)
         # it still runs, in a plain process, where `grade` refuses.
         chosen, chosen_limits = chosen_rubric(rubric, assignment, file), limits_of(**limits, self_check=True)
+        if rubric is None and assignment is None and assignments.of_file(file) is None:
+            _refuse_a_file_of_no_known_assignment(file, chosen.of, follow_links)
 
         def grade_and_show() -> None:
             report = grade_file(file, chosen, chosen_limits, checks=checks, follow_links=follow_links)
@@ -112,6 +114,16 @@ def check(
         grade_and_show()
         if watch:
             _watch(file, graded, grade_and_show)
+
+
+def _refuse_a_file_of_no_known_assignment(file: Path, default: assignments.Assignment, follow_links: bool) -> None:
+    """Refuse a file that is neither named as a handout nor written for ``default``; one
+    that cannot be read or parsed is graded (its report says why)."""
+    try:
+        source = sources.parse(sources.read_bytes(file, follow_links=follow_links), suffix=file.suffix, assignment=default)
+    except (UsageError, sources.Unusable):
+        return
+    assignments.refuse_a_file_of_no_known_assignment(file.name, source.function_names, default)
 
 
 def _watch(file: Path, graded: Stamp, grade_and_show: Callable[[], None]) -> None:

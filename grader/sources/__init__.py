@@ -118,6 +118,11 @@ class Source:
             return frozenset()
         return frozenset(name for statement in tree.body for name in bound_names(statement))
 
+    @property
+    def function_names(self) -> frozenset[str]:
+        """The top-level functions the module defines (none when it does not parse)."""
+        return frozenset(name for name, _, _ in self._function_lines)
+
     def function_at(self, line: int) -> str | None:
         """The top-level function whose body holds line ``line`` of ``code``, if one does."""
         for name, first, last in self._function_lines:
