@@ -29,6 +29,14 @@ LAYER_NORM = ROOT / "tests" / "courses" / "layer_norm"
 HEADS = ROOT / "tests" / "courses" / "layer_norm_heads"
 
 
+@pytest.fixture(autouse=True)
+def _loaded_here_only(monkeypatch):
+    """The course copies loaded here are forgotten after each test: by name, another test
+    finds the folder it loads itself."""
+    monkeypatch.setattr(outside, "_BY_NAME", dict(outside._BY_NAME))
+    monkeypatch.setattr(outside, "_BY_FOLDER", dict(outside._BY_FOLDER))
+
+
 def _invoke(*args: object) -> tuple[int, str]:
     """The exit code and the output, less this machine's warnings about its sandbox."""
     result = CliRunner().invoke(cli, [str(arg) for arg in args])
@@ -321,3 +329,58 @@ def test_a_report_the_course_names_with_here_is_never_carried_by_a_bundle(tmp_pa
         code, output = _invoke(*command, "--assignment", course)
         assert code == 2 and "out/ada.json" in output and len(output.strip().splitlines()) == 1, output
     assert not (tmp_path / "autograder.zip").exists() and not (tmp_path / "pl" / "assignment").exists()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'import subprocess\n_EPS = subprocess.run(["cat", "{shared}/eps.txt"], capture_output=True).stdout',
+        'import sqlite3\n_EPS = sqlite3.connect("file:{shared}/eps.db?mode=ro", uri=True)',
+    ],
+    ids=["a_program", "a_database"],
+)
+def test_what_a_course_reads_at_load_by_other_means_than_open_is_refused(tmp_path, line):
+    course = _course(tmp_path)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "eps.txt").write_text("1e-5\n")
+    import sqlite3
+
+    sqlite3.connect(shared / "eps.db").close()
+    calls = course / "calls.py"
+    calls.write_text(calls.read_text() + "\n" + line.format(shared=shared) + "\n")
+    code, output = _invoke("check", "--assignment", course, HEADS / "correct_loops.py")
+    assert code == 2 and len(output.strip().splitlines()) == 1, output
+    assert "ran a program" in output or "eps.db, which lies outside the assignment's folder" in output, output
+
+
+def test_a_report_under_another_name_is_never_carried_by_a_bundle(tmp_path):
+    course = _course(tmp_path)
+    (course / "data.txt").write_text('{"schema_version": 1, "grader_version": "0.10.0", "student": "ada"}')
+    calls = course / "calls.py"
+    calls.write_text(calls.read_text() + '\n_DATA = here(__file__, "data.txt")\n')
+    code, output = _invoke("gradescope-bundle", tmp_path / "autograder.zip", "--assignment", course)
+    assert code == 2 and "data.txt" in output and "report" in output, output
+
+
+@pytest.mark.parametrize("handed_out", ["extra.py", "README.md", "hint.txt"])
+def test_export_student_refuses_any_file_handed_out_that_is_the_reference(tmp_path, handed_out):
+    course = _course(tmp_path)
+    init = course / "__init__.py"
+    text = init.read_text()
+    if handed_out == "README.md":
+        text = text.replace('"README.md": "handout.md"', '"README.md": "solution.py"')
+    else:
+        text = text.replace('"README.md": "handout.md"', f'"README.md": "handout.md", "{handed_out}": "solution.py"')
+    init.write_text(text)
+    code, output = _invoke("export-student", tmp_path / "student", "--assignment", course, "--install", "course-pkg==1.0")
+    assert code == 2 and f"template's {handed_out} is the reference head" in output, output
+
+
+def test_export_student_refuses_a_hint_that_answers_the_checks(tmp_path):
+    course = _course(tmp_path)
+    (course / "hint.py").write_text("# A hint, with the answers in it\n" + (course / "solution.py").read_text())
+    init = course / "__init__.py"
+    init.write_text(init.read_text().replace('"README.md": "handout.md"', '"README.md": "handout.md", "hint.py": "hint.py"'))
+    code, output = _invoke("export-student", tmp_path / "student", "--assignment", course, "--install", "course-pkg==1.0")
+    assert code == 2 and "template's hint.py scores" in output, output

@@ -311,3 +311,23 @@ def test_a_raise_in_a_helper_of_the_files_own_is_blamed_on_that_helper(open_subm
         submission.attention(np.eye(2, 3), np.eye(2, 3), np.eye(2))
     assert str(raised.value).startswith("_scores() raised ValueError: ")
     assert str(raised.value).endswith(f"(attention.py, line {helper_line}), when the grader called attention()")
+
+
+@pytest.mark.parametrize(
+    ("helper", "blamed"),
+    [
+        ("class _Scores:\n    def of(self, Q, K):\n        return Q @ K\n\n\ndef _scores(Q, K):\n    return _Scores().of(Q, K)\n", "_Scores.of()"),
+        ("def _deco(f):\n    def wrapper(Q, K):\n        return Q @ K\n    return wrapper\n\n\n@_deco\ndef _scores(Q, K):\n    pass\n", "wrapper()"),
+        ("def _scores(Q, K):\n    class Shapes:\n        bad = int('not a number')\n    return Q\n", "_scores()"),
+        ("def _scores(Q, K):\n    return [row @ K for row in [Q]][0]\n", "_scores()"),
+    ],
+    ids=["a_method", "a_decorators_wrapper", "a_class_body", "a_comprehension"],
+)
+def test_the_function_blamed_for_a_raise_is_the_one_whose_code_raised_it(open_submission, tmp_path, helper, blamed):
+    path = tmp_path / "attention.py"
+    path.write_text(REFERENCE.read_text() + "\n\n" + helper + "\n\n_lesson_attention = attention\n\n\n"
+                    "def attention(Q, K, V, mask=None):\n    _scores(Q, K)\n    return _lesson_attention(Q, K, V, mask)\n")
+    submission = open_submission(path)
+    with pytest.raises(CallRaised) as raised:
+        submission.attention(np.eye(2, 3), np.eye(2, 3), np.eye(2))
+    assert str(raised.value).startswith(f"{blamed} raised ")

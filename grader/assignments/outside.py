@@ -222,27 +222,41 @@ _LOADING: dict[int, tuple[Path, tuple[str, ...], list[str]]] = {}  # thread -> f
 _HOOKED: list[bool] = []
 
 
+# Ways to read what lies outside a course's folder that are no open() of a file: a program
+# (cat). (Code loaded with ctypes opens files unseen; numpy loads libraries so, legitimately.)
+_RUNS_A_PROGRAM = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.startfile"})
+
+
 def _audit(event: str, args: tuple) -> None:
-    """Note each file a course's module opens outside what it may read (see :func:`_reading_only`)."""
-    if event != "open" or not _LOADING:
+    """Note what a course's module does while it loads that reads outside its folder (see
+    :func:`_reading_only`): each file it opens (or database it connects to) outside what it
+    may read, and each program it runs."""
+    if not _LOADING or (event not in ("open", "sqlite3.connect") and event not in _RUNS_A_PROGRAM):
         return
     watched = _LOADING.get(threading.get_ident())
-    if watched is None or isinstance(args[0], int):
+    if watched is None:
         return
     folder, readable, found = watched
+    if event in _RUNS_A_PROGRAM:
+        found.append(f"ran a program ({str(args[0])[:80]})")
+        return
+    if isinstance(args[0], int) or args[0] in (":memory:", b":memory:", ""):
+        return
     try:
-        real = os.path.realpath(os.fsdecode(args[0]))
+        real = os.path.realpath(os.fsdecode(args[0]).removeprefix("file:").split("?", 1)[0])
     except (TypeError, ValueError):
         return
     if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in (str(folder), *readable)):
-        found.append(real)
+        if not is_shipped(Path(real)):
+            found.append(f"read {real}, which lies outside the assignment's folder")
 
 
 @contextlib.contextmanager
 def _reading_only(folder: Path, spec: str | Path) -> Iterator[None]:
-    """Refuse, in one sentence, a course whose modules read a file outside its folder while it
-    loads (an open() of ``../x``, a module imported from a folder put on sys.path): what it
-    reads must be in its folder, which its digest, caches and bundles cover."""
+    """Refuse, in one sentence, a course whose modules read what lies outside its folder while
+    it loads (an open() of ``../x``, a module imported from a folder put on sys.path, a
+    program it runs): what it reads must be in its folder, which its digest, caches and
+    bundles cover."""
     if not _HOOKED:
         sys.addaudithook(_audit)  # once per process; it does nothing while no course loads
         _HOOKED.append(True)
@@ -259,15 +273,14 @@ def _reading_only(folder: Path, spec: str | Path) -> Iterator[None]:
         yield
     finally:
         del _LOADING[threading.get_ident()]
-    outside = [path for path in found if not is_shipped(Path(path))]
-    if outside:
+    if found:
         for name in set(sys.modules) - modules:  # nothing it imported stays, to be found without a read next time
             del sys.modules[name]
         sys.path[:] = path
-        named = next((path for path in outside if "__pycache__" not in Path(path).parts), outside[0])  # a source, not its cache
+        named = next((what for what in found if "__pycache__" not in what), found[0])  # a source, not its cache
         raise UsageError(
-            f"--assignment {spec}: loading it read {named}, which lies outside the assignment's folder; an "
-            "assignment reads only files in its own folder: copy the file into it"
+            f"--assignment {spec}: loading it {named}; an assignment reads only files in its own folder: copy what "
+            "it needs into the folder, and read it there"
         )
 
 
@@ -294,7 +307,7 @@ def declared_files(assignment: Assignment) -> dict[str, bytes]:
     files = folder_files(folder)
     carried = {relative: content for relative, content in files.items() if relative in wanted or _a_module(relative, files)}
     for relative, content in carried.items():
-        if relative.endswith(".json") and _a_grader_output(content):
+        if not relative.endswith(".py") and _a_grader_output(content):  # whatever its name
             raise UsageError(
                 f"--assignment {assignment.spec}: {relative} in its folder is a report the grader wrote, which a bundle "
                 "never carries (it may be published): move it out of the folder"
@@ -303,7 +316,9 @@ def declared_files(assignment: Assignment) -> dict[str, bytes]:
 
 
 def _a_grader_output(content: bytes) -> bool:
-    """Whether a JSON file is a report or a batch's summary (both say their grader's version)."""
+    """Whether a file is a report or a batch's summary (JSON that says its grader's version)."""
+    if not content.lstrip().startswith(b"{"):
+        return False
     try:
         data = json.loads(content)
     except ValueError:

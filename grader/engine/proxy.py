@@ -508,7 +508,7 @@ class Submission(StudentFunctions):
             line = line if type(line) is int else None
             kind, text = str(header.get("type"))[:100], str(header.get("message"))[:500]
             where = f" ({self.source.where(line)})" if line else ""
-            raised_in = self.source.function_at(line) if line else None
+            raised_in = _raised_in(header.get("function")) if line else None
             if kind == "NotImplementedError" and raised_in not in (None, function):
                 # A function of its own calls another that is not written yet: that one is named.
                 raise NotImplementedYet(
@@ -617,6 +617,31 @@ class Submission(StudentFunctions):
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
+
+
+# A function's qualified name as Python gives it: dotted identifiers, <locals>, <lambda> and
+# the like (a submission may rename its code objects: anything else is not shown).
+QUALNAME = re.compile(r"[A-Za-z_][\w]*(?:\.(?:[A-Za-z_]\w*|<\w+>))*|<lambda>")
+
+
+def _raised_in(qualname: object) -> str | None:
+    """How feedback names the submission's function whose line raised (``qualname``, the
+    innermost frame's, from the worker): ``_scores``, ``Helper.go``, ``wrapper`` (a
+    decorator's, defined in ``_deco``); the function that holds a comprehension or a nested
+    lambda; None where it is not known or is code at the top of the module (a lambda
+    assigned there, say)."""
+    if not isinstance(qualname, str) or len(qualname) > 200 or not QUALNAME.fullmatch(qualname):
+        return None
+    parts = qualname.split(".")
+    while parts and parts[-1].startswith("<"):  # a comprehension's or a lambda's: the function holding it
+        parts.pop()
+    if parts and parts[-1] == "<locals>":
+        parts.pop()
+    if not parts:
+        return None
+    if "<locals>" in parts:  # a nested function (a decorator's wrapper): its own name; the line says where
+        return parts[-1]
+    return ".".join(parts)
 
 
 def _size(value: Any) -> int:

@@ -59,9 +59,12 @@ def _apply_limits(limits: dict) -> None:
 def _describe(error: BaseException, path: str) -> dict:
     """Type, message and the line of the submission where ``error`` was raised."""
     line = getattr(error, "lineno", None) if isinstance(error, SyntaxError) else None
+    function = None  # the qualified name of the submission's function that raised it
     for frame, lineno in traceback.walk_tb(error.__traceback__):
         if frame.f_code.co_filename == path:
             line = lineno
+            if frame.f_code.co_flags & 0x1:  # a function's code (CO_OPTIMIZED): a class body is its function's
+                function = frame.f_code.co_qualname
     message = str(error)
     if isinstance(error, SyntaxError):
         message = error.msg or message
@@ -69,6 +72,7 @@ def _describe(error: BaseException, path: str) -> dict:
         "type": type(error).__name__,
         "message": message[:MAX_MESSAGE],
         "line": line if isinstance(line, int) else None,
+        "function": function if isinstance(function, str) else None,
     }
 
 

@@ -179,24 +179,33 @@ def refuse_a_revealing_template(rubric: Rubric, limits: Limits) -> None:
     scores any point: ``export-student`` hands it to every student. Graded as a student's
     file is (sandbox, check process, rubric)."""
     assignment = rubric.of
+    reference = assignment.path(assignment.reference)
+    for handed_out, source in assignment.template.items():  # the handout, and every other file handed out
+        path = assignment.path(source)
+        if path.resolve() == reference.resolve() or path.read_bytes() == reference.read_bytes():
+            raise UsageError(
+                f"the template's {handed_out} is the reference head {assignment.reference}: export-student would hand "
+                "every student the answers; name the file students start from in the Assignment's template"
+            )
     name = assignment.template[assignment.handout]
-    template, reference = assignment.path(name), assignment.path(assignment.reference)
-    if template.resolve() == reference.resolve() or template.read_bytes() == reference.read_bytes():
-        raise UsageError(
-            f"the template {name} is the reference head {assignment.reference}: export-student would hand every student "
-            "the answers; name the file students start from in the Assignment's template"
-        )
+    template = assignment.path(name)
+    # Other files handed out that hold code (a hint.py) are graded as the template is.
+    code = [template, *(
+        assignment.path(source) for handed_out, source in assignment.template.items()
+        if handed_out != assignment.handout and Path(handed_out).suffix in (".py", ".ipynb", ".txt")
+    )]
     # Under the rubric exported and under the assignment's own: a rubric that leaves out the
     # checks the template passes would hide what it gives away.
     own = load_rubric(assignment.path(assignment.rubric), assignment)
-    for graded_by in dict.fromkeys([rubric, own] if own.sha256 != rubric.sha256 else [rubric]):
-        report = grade_file(template, graded_by, limits, student="template")
-        if report.score > 0:
-            raise UsageError(
-                f"the template {name} scores {report.score:g} of {report.max_score:g} points under the rubric "
-                f"{Path(graded_by.path).name}: a template students start from scores 0 (its functions raise "
-                "NotImplementedError); `grader validate` shows what it answers"
-            )
+    for graded_by in [rubric, own] if own.sha256 != rubric.sha256 else [rubric]:
+        for path in code:
+            report = grade_file(path, graded_by, limits, student="template")
+            if report.score > 0:
+                raise UsageError(
+                    f"the template's {path.name} scores {report.score:g} of {report.max_score:g} points under the rubric "
+                    f"{Path(graded_by.path).name}: what students start from scores 0 (its functions raise "
+                    "NotImplementedError); `grader validate` shows what it answers"
+                )
 
 
 def _same_twice(first: dict[str, Report], second: dict[str, Report], jobs: int) -> Finding:
