@@ -505,8 +505,8 @@ def refuse_a_file_of_no_known_assignment(name: str, functions: frozenset[str], a
     """A :class:`UsageError` for a file named ``name`` that defines the top-level
     ``functions``, checked without --assignment and named as no handout is, when it is not
     written for ``assignment`` (the default) either: it defines functions of its own, more of
-    them than of the lesson's (a helper that shares the name of the lesson's ``softmax`` does
-    not make a course's file the lesson's). A file with none of its own is the lesson's,
+    them than of the lesson's (a helper that shares a lesson function's name does not make a
+    course's file the lesson's). A file with none of its own is the lesson's,
     half-written: it is graded, and told what is missing."""
     lesson = set(assignment.function_names)
     shared, own = functions & lesson, functions - lesson
