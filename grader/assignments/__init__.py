@@ -310,7 +310,7 @@ class Assignment:
         A function of no arguments returning function name -> ``(args, words)``: a call any
         working version answers at once, and how feedback names it. A function that timed
         out in a check is called on it: if it does not return there either, feedback says
-        it hangs on every input. Example: ``lambda: {"row_stats": ((np.eye(2),),
+        it hangs even there. Example: ``lambda: {"row_stats": ((np.eye(2),),
         "row_stats(np.eye(2))")}``, written as a function that imports numpy itself.
     mistakes
         A function of no arguments returning the :class:`~grader.diagnoses.Mistakes`

@@ -12,7 +12,7 @@ Failure rules, which keep Hypothesis's shrinking sound:
 - a check that runs past its time budget fails the same way as a timed-out call;
 - a function that timed out in a check is called once more before the next check, on a
   small input every head answers at once (the assignment's ``small_calls``); if it does not return
-  there either, it hangs whatever it is given, and every later check that calls it fails
+  there either, it is given up: every later check that calls it fails
   at once, saying so, instead of waiting out one more call timeout (a head that loops
   forever is graded in a few call timeouts, not one per check; one that hangs only on
   some inputs is called as usual);
@@ -544,7 +544,7 @@ class Submission(StudentFunctions):
 
     def _probe_timed_out(self) -> None:
         """Call each function that timed out in a check, and was not probed yet, on its
-        small input; one that does not return there hangs on everything (see the module
+        small input; one that does not return there is given up (see the module
         docstring). The probe is no check's: its time counts against none."""
         for function in [name for name in self._timed_out_in if name not in self._probed]:
             self._probed.add(function)
@@ -555,7 +555,8 @@ class Submission(StudentFunctions):
             except CallTimedOut:
                 check = self._timed_out_in[function]
                 self._hangs[function] = hangs = CallTimedOut(
-                    f"{function}() hangs on every input: it did not return within {self.limits.call_timeout:g} s "
+                    f"{function}() hangs even on an input every working version answers at once: it did not return "
+                    f"within {self.limits.call_timeout:g} s "
                     f"in check {check}, nor when called again on {described}, so this check did not wait for it"
                 )
                 hangs.caused_by_input = False  # no input of this check was sent
