@@ -543,3 +543,26 @@ def test_the_pytest_plugin_runs_the_courses_rubric_not_every_check_it_extends(tm
     )
     # The shipped causal_mask checks are not in the course's rubric: not run, so not failed.
     assert run.returncode == 0 and "deselected" in run.stdout and "101/101 points" in run.stdout, run.stdout[-2000:]
+
+
+def test_the_stronger_search_draws_inputs_of_each_probes_shapes_at_many_scales_and_in_float32():
+    from grader.validation import mutants
+
+    probe = ("attention", (np.ones((3, 2)), np.ones((4, 2)), np.ones((4, 5)), np.tril(np.ones((3, 4), dtype=bool))), {})
+    calls = mutants.searched([probe])
+    assert len(calls) == mutants.SEARCHED_PER_PROBE and all(function == "attention" for function, _, _ in calls)
+    assert all([arg.shape for arg in args] == [arg.shape for arg in probe[1]] for _, args, _ in calls)
+    assert {args[0].dtype.name for _, args, _ in calls} == {"float64", "float32"}
+    assert all(args[3].dtype == bool for _, args, _ in calls) and len({args[3].tobytes() for _, args, _ in calls}) > 1
+    magnitudes = {round(float(np.log10(np.abs(args[0]).max()))) for _, args, _ in calls}
+    assert len(magnitudes) >= 3  # from about 0.1 to about 1000
+
+
+def test_a_survivor_is_left_out_of_the_score_only_where_no_input_told_it_apart():
+    from grader.validation.mutants import Mutant, Score, Survivor
+
+    hole = Survivor(Mutant("core/NumberReplacer 1", ""), "", no_difference_in=0)
+    alike = Survivor(Mutant("core/NumberReplacer 2", ""), "", no_difference_in=216)
+    score = Score(graded=10, killed=8, survivors=[hole, alike], made=10, minimum=0.0)
+    assert score.holes == [hole] and score.not_counted == [alike]
+    assert score.percent == 100.0 * 8 / 9  # the hole counts against the score; the other is left out

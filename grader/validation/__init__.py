@@ -230,15 +230,21 @@ def render(validation: Validation, name: str) -> str:
     lines.extend(f"  warn  {warning}" for warning in validation.warnings)
     score = validation.mutation
     if score is not None:
-        equivalent = len(score.survivors) - len(score.holes)
+        uncounted = len(score.not_counted)
         lines.append(
             f"  {'ok  ' if score.passed else 'FAIL'}  mutation score {score.percent:.0f}% (at least {score.minimum:g}%): "
             f"{score.killed} of {score.graded} mutants of the reference killed"
             + (f" (of {score.made} made)" if score.made > score.graded else "")
-            + (f"; {equivalent} answer every probe as the reference does and are not counted" if equivalent else "")
+            + (f"; {uncounted} not counted, no input telling them from the reference (listed below)" if uncounted else "")
         )
         for survivor in score.holes:
             lines.append(f"          hole: {survivor.mutant.name} gets full marks:")
+            lines.extend(f"            {line}" for line in survivor.diff.splitlines()[2:])
+        for survivor in score.not_counted:
+            lines.append(
+                f"          not counted: {survivor.mutant.name} gets full marks, and no difference was found in "
+                f"{survivor.no_difference_in} inputs:"
+            )
             lines.extend(f"            {line}" for line in survivor.diff.splitlines()[2:])
     lines.append(f"  time  grading the reference alone took {validation.reference_seconds:.1f} s")
     verdict = "passes" if validation.passed else "fails"

@@ -7,9 +7,12 @@ run a test command per mutant with the file changed in place, where the grader g
 folder of mutants at once, sandboxed, with its own jobs.
 
 A mutant the checks fail is killed. One that still gets full marks is a hole in the checks
-if it answers some probe of the assignment (its known mistakes' probes, and its quick
-calls) otherwise than the reference; if it answers every one alike it is told apart as
-probably equivalent (``axis=1`` for ``axis=-1`` on 2-D inputs), and not counted.
+if it answers some input otherwise than the reference: the assignment's probes (its known
+mistakes' probes, and its quick calls), then a stronger search of :data:`SEARCHED_PER_PROBE`
+random inputs for each probe (its arrays drawn anew at several scales, in float64 and
+float32, its masks at random). Only a survivor that search finds no difference on is left
+out of the score, listed with its diff as "no difference found in N inputs" (``axis=1`` for
+``axis=-1`` on 2-D inputs, say): never called equivalent.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from grader.sandbox import Limits
 # Replacements that only make float code raise (bitwise operators), or that name an
 # exception the mutant does not define.
 SKIPPED_OPERATORS = ("_RShift", "_LShift", "_BitOr", "_BitAnd", "_BitXor", "ExceptionReplacer")
-PROBE_TIMEOUT_S = 20.0
+PROBE_TIMEOUT_S = 60.0
+SEARCHED_PER_PROBE = 24  # random inputs of each probe's shapes, for a survivor the probes do not tell apart
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,9 @@ class Mutant:
 class Survivor:
     mutant: Mutant
     diff: str
-    equivalent: bool  # it answered every probe as the reference does
+    # How many inputs it answered as the reference does when no input told them apart (0:
+    # one did, and it is a hole).
+    no_difference_in: int = 0
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,12 @@ class Score:
 
     @property
     def holes(self) -> list[Survivor]:
-        return [survivor for survivor in self.survivors if not survivor.equivalent]
+        return [survivor for survivor in self.survivors if not survivor.no_difference_in]
+
+    @property
+    def not_counted(self) -> list[Survivor]:
+        """The survivors no input told apart from the reference: left out of the score."""
+        return [survivor for survivor in self.survivors if survivor.no_difference_in]
 
     @property
     def percent(self) -> float:
@@ -110,7 +121,8 @@ def score(
     """Grade the first ``most`` mutants of ``assignment``'s reference in ``workdir``."""
     reference = assignment.path(assignment.reference).read_text(encoding="utf-8")
     made = mutants(reference)
-    chosen = made[:: -(-len(made) // most)] if made else []  # spread over every operator, not the first few
+    # ``most`` of them (all when there are no more), spread over every operator, not the first few.
+    chosen = made if len(made) <= most else [made[index * len(made) // most] for index in range(most)]
     folder = workdir / "files"
     folder.mkdir(parents=True)
     names = {}
@@ -120,8 +132,8 @@ def score(
         (folder / f"{student}.py").write_text(mutant.source, encoding="utf-8")
     reports = grade_folder(folder, workdir / "reports", rubric, limits, jobs=jobs, regrade=True)
     alive = [names[report.student] for report in reports if report.status != "error" and report.score >= report.max_score]
-    same = _answers_alike(assignment, reference, alive, workdir)
-    survivors = [Survivor(mutant, _diff(reference, mutant.source), alike) for mutant, alike in zip(alive, same)]
+    alike_in = _answers_alike(assignment, reference, alive, workdir)
+    survivors = [Survivor(mutant, _diff(reference, mutant.source), inputs) for mutant, inputs in zip(alive, alike_in)]
     return Score(len(chosen), len(chosen) - len(alive), survivors, len(made), minimum)
 
 
@@ -130,23 +142,55 @@ def _diff(before: str, after: str) -> str:
     return "\n".join(lines)
 
 
-def _answers_alike(assignment: Assignment, reference: str, alive: list[Mutant], workdir: Path) -> list[bool]:
-    """Whether each mutant answers the assignment's probes as the reference does, each run
-    in a child process with a timeout (a mutant may loop forever)."""
+def _answers_alike(assignment: Assignment, reference: str, alive: list[Mutant], workdir: Path) -> list[int]:
+    """For each mutant, how many inputs it answers as the reference does when none tells
+    them apart (0: one does): the assignment's probes, then the stronger search's random
+    inputs. Each is run in a child process with a timeout (a mutant may loop forever)."""
     if not alive:
         return []
     probes = [(probe.function, probe.args, probe.kwargs) for found in assignment.mistakes().probes.values() for probe in found]
     probes += [(function, args, {}) for function, (args, _) in assignment.small_calls().items()]
-    (workdir / "probes.pickle").write_bytes(pickle.dumps(probes))
     (workdir / "reference.py").write_text(reference, encoding="utf-8")
-    expected = _answers(workdir / "reference.py", workdir)
+    rounds = [("probes", probes), ("searched", searched(probes))]
+    for name, calls in rounds:
+        (workdir / f"{name}.pickle").write_bytes(pickle.dumps(calls))
+    expected = {name: _answers(workdir / "reference.py", workdir / f"{name}.pickle", workdir) for name, _ in rounds}
     alike = []
     for number, mutant in enumerate(alive):
         path = workdir / f"alive-{number}.py"
         path.write_text(mutant.source, encoding="utf-8")
-        got = _answers(path, workdir)
-        alike.append(got is not None and expected is not None and _same(got, expected))
+        told_apart = False
+        for name, _ in rounds:
+            got = _answers(path, workdir / f"{name}.pickle", workdir)
+            if got is None or expected[name] is None or not _same(got, expected[name]):
+                told_apart = True
+                break
+        alike.append(0 if told_apart else sum(len(calls) for _, calls in rounds))
     return alike
+
+
+def searched(probes: list[tuple[str, tuple, dict]]) -> list[tuple[str, tuple, dict]]:
+    """:data:`SEARCHED_PER_PROBE` random calls of each probe's function with arguments of its
+    shapes: float arrays drawn anew at scales from 0.1 to 1000 (every other one in float32),
+    boolean arrays (masks) at random, everything else as the probe gives it."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    scales = (0.1, 1.0, 10.0, 1000.0)
+    calls = []
+    for function, args, kwargs in probes:
+        for number in range(SEARCHED_PER_PROBE):
+            scale, dtype = scales[number % len(scales)], (np.float64, np.float32)[number % 2]
+
+            def drawn(value: Any, scale: float = scale, dtype: Any = dtype) -> Any:
+                if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                    return (rng.standard_normal(value.shape) * scale).astype(dtype)
+                if isinstance(value, np.ndarray) and value.dtype == bool:
+                    return rng.random(value.shape) < 0.7
+                return value
+
+            calls.append((function, tuple(drawn(arg) for arg in args), {key: drawn(v) for key, v in kwargs.items()}))
+    return calls
 
 
 ANSWERS = """
@@ -166,10 +210,10 @@ sys.stdout.buffer.write(pickle.dumps(answers))
 """
 
 
-def _answers(path: Path, workdir: Path) -> list[Any] | None:
+def _answers(path: Path, calls: Path, workdir: Path) -> list[Any] | None:
     try:
         done = subprocess.run(
-            [sys.executable, "-c", ANSWERS, str(path), str(workdir / "probes.pickle")],
+            [sys.executable, "-c", ANSWERS, str(path), str(calls)],
             capture_output=True, timeout=PROBE_TIMEOUT_S, cwd=workdir, check=False,
         )
         return pickle.loads(done.stdout) if done.returncode == 0 else None
