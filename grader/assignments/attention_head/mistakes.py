@@ -70,6 +70,8 @@ PROBES: dict[str, list[Probe]] = {
         Probe("softmax", (np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]]),)),
         # Three dimensions and no axis: the last one, whatever a 2-D array cannot tell apart.
         Probe("softmax", (np.round(np.random.default_rng(38).normal(size=(2, 3, 4)), 1),)),
+        # axis=-1 said aloud: a softmax that reads -1 as axis 1 apart from one whose default is 1.
+        Probe("softmax", (np.round(np.random.default_rng(39).normal(size=(2, 3, 4)), 1),), {"axis": -1}),
     ],
     "attention": [
         Probe("attention", (WORKED_QK, WORKED_QK, WORKED_V)),

@@ -62,6 +62,9 @@ AXES: dict[Step, Callable[[int | None, int], Any]] = {
     ok("the axis given, -1 by default"): lambda given, ndim: -1 if given is None else given,
     Step("axis 0 (down the columns)", "softmax_wrong_axis"): lambda given, ndim: 0 if given is None else given,
     Step("axis 1", "softmax_wrong_axis"): lambda given, ndim: 1 if given is None else given,
+    # if axis == -1: axis = 1, as if -1 were the second axis: it is the last only of a 2-D array.
+    Step("axis 1 where it is given axis=-1 or none, though -1 means the last axis (axis 1 only of a 2-D "
+         "array, axis 2 of a 3-D one)"): lambda given, ndim: 1 if given in (None, -1) else given,
     Step("axis 2 (a 2-D array has none: it raises)", "softmax_wrong_axis"): (
         lambda given, ndim: 2 if given is None else given
     ),
@@ -363,6 +366,12 @@ def infer_attention(
     if all(isinstance(value, str) for value in values):  # it raised on every probe: nothing to read
         return Finding([], [])
     forms = returned_forms(every, values)
+    if not forms and _returned_in_order(every, values):
+        # out is made some other way than from the A it returns: what the A returned for the
+        # unmasked probes proves of the scores and the softmax stands (the mask's stage is not
+        # read: a head may apply its mask to out alone).
+        early = _early_mistakes(probes, answers, [(RETURNED, COMBINED)], scales, masked=False)
+        return Finding(early, _form_facts(every, values) if facts else [])
     if not forms:
         return Finding([], _form_facts(every, values) if facts else [])
     explained = []
@@ -373,11 +382,12 @@ def infer_attention(
     # raises exactly where the head raised explains more of its answers than one that does not.
     explained = [steps for steps, alike in explained if alike or not any(alike for _, alike in explained)]
     if not explained:  # what every form proves stands; A is said only where the head returns it
+        early = _early_mistakes(probes, answers, forms, scales)
         if not facts:
-            return Finding([], [])
-        found = shared_wrong(forms) or []
+            return Finding(early, [])
+        found = [*(shared_wrong(forms) or []), *early]
         returns = forms[0][0]
-        if len(forms) > 1 or returns is RETURNED_OUT:
+        if early or len(forms) > 1 or returns is RETURNED_OUT:
             return Finding(found, [])
         return Finding(found, _weights_facts(probes.moderate, [weights_of(value, returns) for value in answers["moderate"]]))
     wrong = shared_wrong(explained)
@@ -385,6 +395,39 @@ def infer_attention(
         return Finding([], [])
     named = [step for step in wrong if step.mistake is not None]
     return Finding(named, [attention_sentence(step) for step in wrong if step.mistake is None])
+
+
+def _early_mistakes(
+    probes: AttentionProbes, answers: dict[str, list[Any]], forms: list[tuple[Step, Step]], scales: tuple[Step, ...],
+    masked: bool = True,
+) -> list[Step]:
+    """The catalogued mistakes the unmasked probes alone prove: the moderate probes read the
+    scores and the softmax's axis, which neither the max shift nor the mask changes, and the
+    large ones the shift, which the mask does not change. With ``masked``, where a later
+    stage (the large scores', the mask's) fits no way, what the stages before it prove;
+    without, what the unmasked stages prove, the mask's stage unread. Every form must have
+    such explanations."""
+    every = [*probes.moderate, *probes.large, *probes.masked]
+    early = []
+    for returns, combine in forms:
+        own = [weights_of(value, returns) for value in [*answers["moderate"], *answers["large"], *answers["masked"]]]
+        model = _attention_model(returns, scales, probes)
+        if not masked:
+            model = dataclasses.replace(model, stages=model.stages[:2])
+        found = explain(model, [(probe,) for probe in every], own, prefer_alike=False, as_far_as=masked)
+        if not found:
+            return []
+        early += [(returns, combine, *steps) for steps in found]
+    return [step for step in shared_wrong(early) or [] if step.mistake is not None]
+
+
+def _returned_in_order(probes: list[tuple], values: list[Any]) -> bool:
+    """Whether every answer is a pair of out's shape then A's, and some probe's shapes tell
+    that order from (A, out) and from (out, A.T)."""
+    answered = [(probe, value) for probe, value in zip(probes, values) if not isinstance(value, str)]
+    return bool(answered) and all(_shaped(probe, value) for probe, value in answered) and any(
+        len({probe[0].shape[0], probe[1].shape[0], probe[2].shape[1]}) == 3 for probe, _ in answered
+    )
 
 
 def _raises_alike(weights: Weights, probes: list[tuple], values: list[Any]) -> bool:
