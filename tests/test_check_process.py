@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 
@@ -18,6 +19,7 @@ BUGGY = HEADS / "buggy" / "mask_inverted.py"
 SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
 SLOW_DIAGNOSIS = TESTS / "submissions" / "slow_only_when_diagnosed.py"
 IMPORT_SLEEPER = TESTS / "hostile" / "sleeps_forever_at_import.py"
+TIES = TESTS / "submissions" / "waits_for_a_unique_maximum.py"
 
 
 def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolation):
@@ -120,3 +122,13 @@ def test_a_submission_over_its_budget_in_a_shared_run_fails_as_alone(rubric, iso
     assert alone[0].status == shared[0].status == "error"
     assert "longer than 4 s" in shared[0].error
     assert [report.status for report in shared[1:]] == ["graded", "graded"]
+
+
+def test_a_function_that_hangs_only_on_some_inputs_is_told_one_it_hangs_on_and_one_it_answers(rubric, isolation):
+    """softmax hangs on tied maxima only: its checks time out on Hypothesis's large inputs,
+    and the diagnosis finds a small probe it hangs on (the -inf row) and one it answers."""
+    checks = tuple(check for check in rubric.checks if check.id in ("softmax.rows_sum_to_one", "softmax.large_logits"))
+    run = run_checks(TIES.read_bytes(), dataclasses.replace(rubric, checks=checks), Limits(isolation=isolation, **TIGHT))
+    assert [result.status for result in run.results] == ["timeout", "timeout"]
+    told = [diagnosis["message"] for diagnosis in run.diagnoses]
+    assert told[0].startswith("softmax hangs on some inputs: softmax(np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]])) did not return within 1 s, though softmax(")

@@ -156,3 +156,25 @@ def test_a_function_that_answers_each_input_anew_is_never_said_to_depend_on_earl
     started = []
     _, words = said(lesson_head(attention=attention), afresh=lambda: started.append(True))
     assert started and "earlier calls" not in words
+
+
+def test_a_hang_is_told_on_the_smallest_probe_it_hangs_on_beside_one_it_answers():
+    """softmax hangs on a tied maximum; attention, over it, hangs too and is told so
+    conditionally; causal_mask, which hangs on every probe, is told nothing (no answer shows
+    that it hangs on some inputs only)."""
+    tried = []
+
+    def returns(probe: diagnoses.Probe) -> bool:
+        tried.append(probe)
+        if probe.function == "causal_mask":
+            return False
+        x = probe.args[0] if probe.function == "softmax" else probe.args[0] @ probe.args[1].T
+        axis = probe.kwargs.get("axis", -1)
+        return not np.any(np.sum(x == x.max(axis=axis, keepdims=True), axis=axis) > 1)
+
+    told = diagnoses.hangs(returns, KNOWN, ["causal_mask", "attention", "softmax"], 1.0)
+    assert [d["id"] for d in told] == ["observed", "observed"]
+    softmax, attention = (d["message"] for d in told)
+    assert softmax.startswith("softmax hangs on some inputs: softmax(np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]])) did not return within 1 s, though softmax(")
+    assert attention.startswith("attention (or softmax, if attention calls it) hangs on some inputs: attention(")
+    assert sum(probe.function == "causal_mask" for probe in tried) == diagnoses.MOST_HANGS  # no answer: it stops

@@ -1349,3 +1349,38 @@ def _shows_variant(known: Mistakes, variant: Callable, function: str, got: list[
     return _differs_from_reference(known, variant, function) and all(
         same(a.value, b.value) and a.raised not in DELIBERATE for a, b in zip(got, made)
     )
+
+
+# Calls that did not return, at most, before a function is left untold: the smallest probes often
+# share what it hangs on (the worked example and its near copy).
+MOST_HANGS = 3
+
+
+def hangs(returns: Callable[[Probe], bool | None], known: Mistakes, functions: Iterable[str], seconds: float) -> list[dict[str, str]]:
+    """Where each of ``functions`` (those that timed out in a check, and answer some input)
+    hangs: its probes are called smallest first, ``returns(probe)`` saying whether the call
+    returned within ``seconds`` (None: it tells nothing, as a crash), until one returned and
+    one did not, or MOST_HANGS did not (each costs ``seconds``). A function over a helper found
+    hanging is told so conditionally. Nothing is said of a function without both calls."""
+    found, hanging = [], set()
+    for function in [name for name in known.probes if name in set(functions)]:
+        hung = answered = None
+        hangs_seen = 0
+        for probe in sorted(known.probes[function], key=_size):
+            outcome = returns(probe)
+            if outcome is True:
+                answered = answered or probe
+            elif outcome is False:
+                hung, hangs_seen = hung or probe, hangs_seen + 1
+            if (hung and answered) or hangs_seen == MOST_HANGS:
+                break
+        if hung and answered:
+            hanging.add(function)
+            helpers = sorted(_helpers_below(known, function) & hanging)
+            found.append({"id": OBSERVED, "message": located.hangs_on(function, hung, answered, seconds, helpers)})
+    return found
+
+
+def _size(probe: Probe) -> int:
+    """How many numbers a probe's arguments hold: the smallest input is the easiest to read."""
+    return sum(np.size(value) for value in [*probe.args, *probe.kwargs.values()])

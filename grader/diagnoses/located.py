@@ -20,6 +20,7 @@ checks' reproductions, which show the input it gets wrong.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -108,6 +109,33 @@ def depends_on_history(
         "or an array from np.empty read before it is written, carries one call's inputs into another's answer. "
         "Compute every answer from its own inputs."
     )
+
+
+def hangs_on(function: str, hung: Any, answered: Any, seconds: float, helpers: Sequence[str] = ()) -> str:
+    """The sentence of a function that timed out in a check: it did not return within
+    ``seconds`` on the probe ``hung``, and returned on ``answered`` (both
+    :class:`~grader.diagnoses.Probe` s, shown whole: which values it hangs on is the point);
+    ``helpers``: those it may call that hang too, where the loop may be."""
+    who = f"{function} (or {_and(list(helpers))}, if {function} calls {_them(helpers)})" if helpers else function
+    return (
+        f"{who} hangs on some inputs: {literal_call(hung)} did not return within {seconds:g} s, though "
+        f"{literal_call(answered)} returned, and the lesson's code answers both at once. A loop whose end "
+        "depends on the values it is given (a while loop waiting for a condition, say) may never end on some "
+        "inputs; the lesson's code needs no such loop."
+    )
+
+
+def literal_call(probe: Any) -> str:
+    """``softmax(np.array([[1.0, -np.inf]]), axis=0)``: a probe's call, its arrays written out."""
+    shown = [_literal(value) for value in probe.args] + [f"{key}={_literal(value)}" for key, value in probe.kwargs.items()]
+    return f"{probe.function}({', '.join(shown)})"
+
+
+def _literal(value: Any) -> str:
+    if not isinstance(value, np.ndarray):
+        return repr(value)
+    written = re.sub(r"\b(inf|nan)\b", r"np.\1", repr(value.tolist()))
+    return f"np.array({written}{', dtype=bool' if value.dtype == bool else ''})"
 
 
 def right_on_every_probe(function: str, found: Mapping[str, str], helpers: Sequence[str] = ()) -> str:

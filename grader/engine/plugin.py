@@ -33,7 +33,7 @@ from grader import diagnoses, sources
 from grader.assignments import Assignment
 from grader.assignments.rubric import Rubric, chosen_rubric
 from grader.checking import secret, strategies
-from grader.checking.outcomes import CallRaised, CheckFailure, SubmissionError
+from grader.checking.outcomes import CallRaised, CallTimedOut, CheckFailure, SubmissionError
 from grader.engine import counterexample, traces
 from grader.engine.claims import claim
 from grader.engine.examples import cache_key, recorded_examples
@@ -54,6 +54,9 @@ RUBRIC = pytest.StashKey[Rubric]()  # what this run grades with; its assignment 
 # import of a worker started again during them (after a call that hung): its worker's stop
 # and its results' writing come after them.
 EXPLAIN_MARGIN_S = 2.0
+# How long a diagnosis's call waits before it reads as a hang: every working version answers its
+# small probes in milliseconds.
+HANG_PROBE_S = 1.0
 
 
 def check_id(item: pytest.Item) -> str:
@@ -401,7 +404,12 @@ class ReportExtras:
             left = budget()
             pictures = _pictures(submission, left) if left and not unreliable else {}
             left = budget()
-            found = _diagnose(submission, self.failed[index], left, self.failed_checks[index]) if left and wrong and not unreliable else []
+            if left and wrong and not unreliable:
+                found = _diagnose(submission, self.failed[index], left, self.failed_checks[index])
+            elif left and unreliable == {"timeout"}:
+                found = _hangs_told(submission, left)
+            else:
+                found = []
         except Exception:  # these only explain a grade: whatever goes wrong, the grade stands
             pictures, found = {}, []
         duration = time.monotonic() - started if started is not None else 0.0
@@ -479,6 +487,29 @@ def _diagnose(
         entry for entry in found
         if not convention.silences(known.by_id[entry["id"]].function if entry["id"] in known.by_id else None, entry["message"])
     ]
+
+
+def _hangs_told(submission: Submission, budget: float) -> list[dict[str, str]]:
+    """Where each function that timed out in a check, but answers some input, hangs (see
+    :func:`grader.diagnoses.hangs`): each probe gets HANG_PROBE_S at most, within ``budget``."""
+    deadline = time.monotonic() + budget
+    seconds = min(HANG_PROBE_S, submission.limits.call_timeout)
+
+    def returns(probe: diagnoses.Probe) -> bool | None:
+        left = deadline - time.monotonic()
+        if left < seconds:
+            return None  # too little time to tell a hang from a slow answer
+        submission.begin_check(budget=seconds)
+        try:
+            submission.call(probe.function, list(probe.args), dict(probe.kwargs))
+        except CallTimedOut:
+            return False
+        except SubmissionError as error:
+            return None if error.fails_fast else True  # a raise is an answer; a crash tells nothing
+        return True
+
+    submission.begin_check(budget=seconds)  # first, the functions that timed out last are tried on their small input
+    return diagnoses.hangs(returns, submission.assignment.mistakes(), submission.hangs_on_some_inputs, seconds)
 
 
 @pytest.fixture(scope="session")

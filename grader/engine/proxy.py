@@ -375,6 +375,12 @@ class Submission(StudentFunctions):
             except OSError:
                 pass  # the first call starts it again and reports what goes wrong
 
+    @property
+    def hangs_on_some_inputs(self) -> list[str]:
+        """The functions that timed out in a check and have not been given up: each answered
+        its small input, or was not tried on it yet (see the module docstring)."""
+        return [function for function in self._timed_out_in if function not in self._hangs]
+
     def start_afresh(self) -> None:
         """Forget whatever the submission kept between calls: the next call starts a fresh worker."""
         self._drop_prefetched()
