@@ -182,3 +182,17 @@ def test_a_frame_reader_skips_a_frame_unread_but_within_the_caps():
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_nested_lists_that_make_no_one_array_arrive_as_their_parts():
+    """``[out.tolist(), A.tolist()]`` of other shapes unpacks as ``out, A = ...`` does; nested
+    lists of one shape stay one array, and a ragged list of numbers is still named."""
+    packer = wire.ArrayPacker()
+    value = packer.pack([[[1.0, 2.0, 3.0]], [[0.5, 0.5]]])
+    square = packer.pack([[1.0, 2.0], [3.0, 4.0]])
+    ragged = packer.pack([[1.0, 2.0], 3.0])
+    header, arrays = roundtrip(wire.encode({"value": value, "square": square, "ragged": ragged}, packer.arrays))
+    out, A = wire.unpack(header["value"], arrays)
+    assert out.tolist() == [[1.0, 2.0, 3.0]] and A.tolist() == [[0.5, 0.5]]
+    assert wire.unpack(header["square"], arrays).shape == (2, 2)
+    assert repr(wire.unpack(header["ragged"], arrays)).startswith("a list")

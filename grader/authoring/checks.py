@@ -50,9 +50,11 @@ What this module exports:
   :class:`CheckFailure` the student reads: ``expect.array(value, call)`` and
   ``expect.pair(value, call, names)`` read what the student's function returned as
   arrays; ``expect.shape(got, shape, what)``, ``expect.close(got, expected, what,
-  rtol=..., atol=...)``, ``expect.finite(got, what)``, ``expect.unchanged(function,
-  name, before, after)``, ``expect.same_attention(got, expected)`` and
-  ``expect.holds(condition, message)`` test it; ``expect.describe(value)`` and
+  rtol=..., atol=...)`` (``atol`` may be an array: a tolerance per entry or per row),
+  ``expect.finite(got, what)``, ``expect.unchanged(function, name, before, after)``,
+  ``expect.same_attention(got, expected)`` and ``expect.holds(condition, message)`` test
+  it; ``expect.raises(ValueError, call, submission.f, *args)`` expects a call to refuse its
+  input, as a handout promises; ``expect.describe(value)`` and
   ``expect.close_mask(got, expected)`` help write a failure of the check's own;
   ``expect.RTOL`` (1e-4) and ``expect.ATOL`` (1e-5) are the default tolerances;
 - :func:`arrays`, :class:`Arrays`, :func:`sides` and :func:`values`: the strategies'

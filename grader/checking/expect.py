@@ -6,7 +6,8 @@ error about 1e-6), one that rounds its weights to 3 decimals (error up to 5e-4) 
 A check imports this module as ``expect`` (``from grader.authoring.checks import
 expect``) and calls its assertions by name: :func:`array` and :func:`pair` read what the
 student's function returned, :func:`shape`, :func:`close`, :func:`finite`,
-:func:`unchanged`, :func:`same_attention` and :func:`holds` test it. Each takes a ``what``
+:func:`unchanged`, :func:`same_attention` and :func:`holds` test it, and :func:`raises`
+expects a call to refuse its input. Each takes a ``what``
 (or ``call``, ``message``): the words the student's feedback is made of, naming the value
 as the student would write it (``"layer_norm(X, gamma, beta)"``, ``"row 0 of A"``).
 :func:`describe` and :func:`close_mask` help write a check's own failure. Example::
@@ -18,11 +19,14 @@ as the student would write it (``"layer_norm(X, gamma, beta)"``, ``"row 0 of A"`
 
 from __future__ import annotations
 
+import builtins
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from grader.checking.outcomes import CheckFailure
+from grader.checking.outcomes import CallRaised, CheckFailure, NotImplementedYet
 from grader.sandbox.wire import UnsupportedValue
 
 #: The relative tolerance of :func:`close` (and :func:`same_attention`) by default.
@@ -76,11 +80,15 @@ def pair(value: Any, call: str, names: tuple[str, str] = ("out", "A")) -> tuple[
 
     ``value``: what the student's function returned; ``call``: the call as the student
     would write it; ``names`` (default ``("out", "A")``): the two values' names in the
-    handout. Each part is read as by :func:`array` (float64). Example::
+    handout. Each part is read as by :func:`array` (float64). An array of two parts of one
+    shape (``np.stack([out, A])``, or nested lists of that shape) is read as the pair that
+    ``out, A = value`` unpacks. Example::
 
         mean, var = expect.pair(submission.row_stats(X), "row_stats(X)", ("mean", "var"))
     """
     first, second = names
+    if isinstance(value, np.ndarray) and value.ndim >= 3 and len(value) == 2:
+        value = (value[0], value[1])  # two parts of one shape, stacked (as `a, b = value` reads them)
     if not isinstance(value, tuple) or len(value) != 2:
         raise CheckFailure(f"{call} should return a pair ({first}, {second}); it returned {describe(value)}")
     return array(value[0], f"{call}[0] ({first})"), array(value[1], f"{call}[1] ({second})")
@@ -113,7 +121,7 @@ def holds(condition: Any, message: str, *, expected: Any = None, got: Any = None
         raise CheckFailure(message, expected=expected, got=got)
 
 
-def close_mask(got: np.ndarray, expected: np.ndarray, *, rtol: float = RTOL, atol: float = ATOL) -> np.ndarray:
+def close_mask(got: np.ndarray, expected: np.ndarray, *, rtol: float = RTOL, atol: float | np.ndarray = ATOL) -> np.ndarray:
     """``np.isclose(got, expected, rtol, atol, equal_nan=True)`` for arrays, without its
     argument handling: the checks compare tens of thousands of small arrays per batch.
 
@@ -128,17 +136,22 @@ def close_mask(got: np.ndarray, expected: np.ndarray, *, rtol: float = RTOL, ato
         return (np.abs(got - y) <= atol + rtol * np.abs(y)) & np.isfinite(y) | (got == y) | (np.isnan(got) & np.isnan(y))
 
 
-def close(got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTOL, atol: float = ATOL) -> None:
+def close(
+    got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTOL, atol: float | np.ndarray = ATOL
+) -> None:
     """``got`` equals ``expected`` within tolerance, nan where expected is nan.
 
     ``got``: the student's array; ``expected``: the reference's, computed after the call;
     ``what``: the value as the student would write it; ``rtol`` and ``atol`` (defaults
-    :data:`RTOL`, :data:`ATOL`): ``|got - expected| <= atol + rtol * |expected|``. Checks
-    the shape first (:func:`shape`); the message names the first wrong entry ("the mean of
-    each row of layer_norm(X) is wrong at index [1]: got 0.5, expected 0"). Example::
+    :data:`RTOL`, :data:`ATOL`): ``|got - expected| <= atol + rtol * |expected|``. ``atol``
+    may be an array that broadcasts against ``expected``: a tolerance per entry, or per row
+    (``slack[:, None]``), where rounding is larger in some entries than in others (the
+    message then quotes the tolerance of the wrong entry). Checks the shape first
+    (:func:`shape`); the message names the first wrong entry ("the mean of each row of
+    layer_norm(X) is wrong at index [1]: got 0.5, expected 0"). Example::
 
         expect.close(got, reference_layer_norm(X, gamma, beta), "layer_norm(X, gamma, beta)")
-        expect.close(got, expected, "row 0 of layer_norm(X, gamma, beta)", atol=expect.ATOL + slack)
+        expect.close(got, expected, "layer_norm(X, gamma, beta)", atol=expect.ATOL + slack[:, None])
     """
     shape(got, expected.shape, what)
     ok = close_mask(got, expected, rtol=rtol, atol=atol)
@@ -146,11 +159,53 @@ def close(got: np.ndarray, expected: np.ndarray, what: str, *, rtol: float = RTO
         return
     index = tuple(int(i) for i in np.argwhere(~ok)[0])
     where = f" at index {list(index)}" if index else ""
+    allowed = ""
+    if np.ndim(atol):
+        allowed = f" (allowed there: {float(np.broadcast_to(atol, expected.shape)[index]):.2g} + {rtol:g}·|expected|)"
     raise CheckFailure(
-        f"{what} is wrong{where}: got {got[index]:.6g}, expected {expected[index]:.6g}",
+        f"{what} is wrong{where}: got {got[index]:.6g}, expected {expected[index]:.6g}{allowed}",
         expected=expected,
         got=got,
     )
+
+
+def raises(
+    exception: type[BaseException], call: str, function: Callable[..., Any], *args: Any, match: str | None = None, **kwargs: Any
+) -> None:
+    """``function(*args, **kwargs)`` raises ``exception`` (or a built-in subclass of it,
+    such as ``IndexError`` for ``LookupError``), or a failure saying what it did instead:
+    what it returned, or what else it raised.
+
+    ``exception``: the exception class the handout promises, as ``ValueError``; ``call``:
+    the call as the student would write it; ``function``: the student's function
+    (``submission.top_k``), called with ``args`` and ``kwargs``; ``match`` (default None): a
+    regular expression the exception's message must contain (``re.search``), only where the
+    handout fixes the wording. The student's code runs in its own process, so only the
+    exception's name and message cross: a class the student defines matches only by the
+    same name. A stub's NotImplementedError passes through, so the function is told it is
+    not written yet. Example::
+
+        expect.raises(ValueError, "top_k(scores, 10)", submission.top_k, scores, 10)
+    """
+    try:
+        value = function(*args, **kwargs)
+    except NotImplementedYet:
+        raise  # a stub is told it is one, whatever the check expected
+    except CallRaised as raised:
+        if raised.exception_type not in _names_of(exception):
+            raise CheckFailure(f"{call} should raise {exception.__name__}; it raised {raised.exception_type}: {raised.text}") from None
+        if match is not None and not re.search(match, raised.text):
+            raise CheckFailure(
+                f"{call} raised {raised.exception_type} as it should, but its message {raised.text!r} does not say {match!r}"
+            ) from None
+        return
+    raise CheckFailure(f"{call} should raise {exception.__name__}; it returned {describe(value)}", got=value)
+
+
+def _names_of(exception: type[BaseException]) -> set[str]:
+    """The names of ``exception`` and of its built-in subclasses, the names that cross the sandbox."""
+    built_in = [value for value in vars(builtins).values() if isinstance(value, type) and issubclass(value, BaseException)]
+    return {exception.__name__} | {kind.__name__ for kind in built_in if issubclass(kind, exception)}
 
 
 def same_attention(

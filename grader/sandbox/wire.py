@@ -93,8 +93,9 @@ class ArrayPacker:
     """Turns nested Python values into JSON-able values plus a list of arrays.
 
     Tuples stay sequences (``(out, A)``), and so does a list of arrays (``return [out,
-    A]``); other lists, scalars and arrays become arrays, so a head that returns nested
-    lists is graded like one that returns an ndarray. Floats wider than float64
+    A]``), or of nested lists that make no one array (``[out.tolist(), A.tolist()]``); other
+    lists, scalars and arrays become arrays, so a head that returns nested lists is graded
+    like one that returns an ndarray. Floats wider than float64
     (``np.longdouble``) are sent as float64, which the checks compare in anyway.
     """
 
@@ -112,6 +113,9 @@ class ArrayPacker:
         try:
             array = _plain_array(value)
         except Exception as error:  # a ragged list, a custom object, ...
+            if type(value) is list and value and depth < MAX_NESTING and all(type(item) is list for item in value):
+                # [out.tolist(), A.tolist()]: parts of other shapes, as `out, A = ...` unpacks them.
+                return {"$tuple": [self.pack(item, depth + 1) for item in value]}
             return {"$unsupported": f"a {type(value).__name__} ({str(error)[:200]})"}
         if array.dtype.kind == "f" and array.dtype.itemsize > 8:
             array = array.astype("<f8")

@@ -102,8 +102,7 @@ def test_matches_reference(submission, inputs):
     expected = reference_layer_norm(X, gamma, beta)
     expect.shape(got, expected.shape, CALL)
     slack = x_hat_slack(X) * np.abs(gamma).max()
-    for i in range(X.shape[0]):
-        expect.close(got[i], expected[i], f"row {i} of {CALL}", atol=expect.ATOL + slack[i])
+    expect.close(got, expected, CALL, atol=expect.ATOL + slack[:, None])  # each row its own rounding
 
 
 @check(inputs=strategies.layer_inputs())
