@@ -188,15 +188,21 @@ def test_grade_local_jobs_and_a_resumed_batch(tmp_path):
     assert code == 0 and "graded 0 submissions" in output and "(3 kept from an earlier run)" in output, output
 
 
-def test_the_pytest_plugin_runs_a_courses_checks(tmp_path):
+def test_the_pytest_plugin_runs_a_courses_checks_and_writes_nothing_into_its_folders(tmp_path):
+    """Run from inside a copy of the course, as a TA tries it: the checks named by their ids,
+    the diagnoses told as grader check tells them, and nothing left in either folder."""
+    course = tmp_path / "layer_norm"
+    shutil.copytree(LAYER_NORM, course, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(HEADS / "eps_outside.py", tmp_path / "layer_norm.py")
+    before = sorted(tmp_path.rglob("*"))
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--attention-submission", "layer_norm.py", "--attention-assignment",
-         str(LAYER_NORM), "-p", "no:cacheprovider"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "pytest", "--attention-submission", "../layer_norm.py", "--attention-assignment", "."],
+        cwd=course, capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 1 and "points (layer_norm)" in run.stdout, run.stdout[-2000:]
-    assert "FAILED" in run.stdout and "Traceback" not in run.stdout
+    assert "FAILED checks/layer_norm.py::layer_norm." in run.stdout and "Traceback" not in run.stdout
+    assert "= what went wrong =" in run.stdout and "eps" in run.stdout.split("= what went wrong =", 1)[1]
+    assert sorted(tmp_path.rglob("*")) == before
 
 
 def test_the_bundles_carry_the_courses_folder_and_grade_with_it(tmp_path):
@@ -566,3 +572,30 @@ def test_a_survivor_is_left_out_of_the_score_only_where_no_input_told_it_apart()
     score = Score(graded=10, killed=8, survivors=[hole, alike], made=10, minimum=0.0)
     assert score.holes == [hole] and score.not_counted == [alike]
     assert score.percent == 100.0 * 8 / 9  # the hole counts against the score; the other is left out
+
+
+# -- stability -------------------------------------------------------------------------------
+
+COURSE_0_8 = COURSES / "layer_norm_0_8"  # tests/courses/layer_norm as version 0.8.0 shipped it, unchanged
+
+
+def test_a_course_written_against_0_8_0_validates_and_grades_as_it_did(tmp_path):
+    """grader.authoring's stability promise (docs/reference/authoring.md): a course written
+    against 0.8.0, the first version with a public authoring surface, still validates and
+    gives every head the score, the failed checks and the named mistakes 0.8.0 gave it
+    (recorded in layer_norm_0_8.graded.json by 0.8.0's `grader grade`)."""
+    code, output = _invoke("validate", COURSE_0_8, "--mutants", "0", "--sandbox", "process")
+    assert code == 0 and "the reference gets 100/100" in output, output
+    code, output = _invoke("grade", HEADS, "--out", tmp_path / "out", "--assignment", COURSE_0_8, "--sandbox", "process")
+    assert code == 0, output
+    recorded = json.loads((COURSES / "layer_norm_0_8.graded.json").read_text())
+    graded = {}
+    for path in sorted((tmp_path / "out").glob("*.json")):
+        report = json.loads(path.read_text())
+        if "checks" in report:
+            graded[report["student"]] = {
+                "score": report["score"],
+                "failed": sorted(check["id"] for check in report["checks"] if check["status"] != "passed"),
+                "diagnoses": sorted(_named(report)),
+            }
+    assert graded == {student: {**was, "diagnoses": sorted(was["diagnoses"])} for student, was in recorded.items()}

@@ -343,7 +343,7 @@ def _run_step(script: str, repository: Path, output: Path, summary: Path) -> sub
 def _pytest(submission: Path, folder: Path, *extra: str) -> subprocess.CompletedProcess:
     shutil.copyfile(submission, folder / "attention.py")
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "--attention-submission", "attention.py", "-p", "no:cacheprovider", *extra],
+        [sys.executable, "-m", "pytest", "--attention-submission", "attention.py", *extra],
         cwd=folder,
         env=_environment(),
         capture_output=True,
@@ -364,7 +364,10 @@ def test_pytest_plugin_runs_the_checks_with_pytest_output(graded_heads, tmp_path
     scaling = next(check for check in failing if check.id == "attention.scaling")
     assert scaling.feedback in run.stdout and "reproduce it:" in run.stdout
     assert "Traceback" not in run.stdout
-    assert "FAILED attention.py::test_scaling" in run.stdout  # the check module, not the submission
+    assert "FAILED attention.py::attention.scaling - " in run.stdout  # the check module and the check's id
+    told = run.stdout.split("= what went wrong =", 1)[1]
+    assert "attention's weights are those of unscaled scores" in told  # as grader check tells it
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["attention.py"]  # no .pytest_cache, no __pycache__
 
     clean = _pytest(REFERENCE, tmp_path, "-q")
     assert clean.returncode == 0 and "100/100 points (+5 bonus)" in clean.stdout
@@ -375,7 +378,7 @@ def test_pytest_plugin_keeps_the_submission_out_of_pytest(tmp_path):
     run = _pytest(ROOT / "tests" / "hostile" / "os_exit_in_causal_mask.py", tmp_path, "--attention-rubric",
                   str(project_file("rubrics/attention_head.toml")))
     assert run.returncode == 1, run.stdout[-2000:]
-    assert "FAILED" in run.stdout and "test_values" in run.stdout and "points" in run.stdout
+    assert "FAILED" in run.stdout and "causal_mask.values" in run.stdout and "points" in run.stdout
 
 
 def test_pytest_plugin_refuses_a_missing_submission(tmp_path):
@@ -391,7 +394,7 @@ def test_pytest_plugin_shows_a_bonus_not_earned_without_failing_the_run(tmp_path
     run = _pytest(HEADS / "correct" / "masked_fill.py", tmp_path, "-rx")
     assert run.returncode == 0, run.stdout[-2000:]
     assert "1 xfailed" in run.stdout and "failed" not in run.stdout.replace("xfailed", "")
-    assert "XFAIL extension.py::test_batched - bonus not earned: attention() raised" in run.stdout
+    assert "XFAIL extension.py::extension.batched - bonus not earned: attention() raised" in run.stdout
     assert "= bonus not earned =" in run.stdout and "reproduce it:" in run.stdout
     assert "100/100 points (attention_head)" in run.stdout
 

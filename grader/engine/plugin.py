@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -60,9 +62,11 @@ HANG_PROBE_S = 1.0
 
 
 def check_id(item: pytest.Item) -> str:
-    """The stable id of a check: ``<module>.<function name without test_>``."""
+    """The stable id of a check: ``<module>.<function name without test_>`` (a student's
+    pytest names its items so: see StudentView)."""
     module = item.module.__name__.rpartition(".")[2]
-    return f"{module}.{item.originalname.removeprefix('test_')}"
+    name = item.originalname
+    return f"{module}.{name.removeprefix('test_')}" if name.startswith("test_") else name
 
 
 def _submission_index(item: pytest.Item) -> int:
@@ -117,7 +121,9 @@ def pytest_configure(config: pytest.Config) -> None:
         ]
         if _claimed(config, 0):
             submissions[0].start_worker()  # it imports the submission while pytest collects the checks
-        if config.getoption("json_report", False):  # what the grader reads; a student's pytest does not
+        # What the grader's report adds to the checks (its JSON report's), and what a student's
+        # pytest prints under "what went wrong".
+        if config.getoption("json_report", False) or student_view:
             bonus = frozenset(check.id for check in config.stash[RUBRIC].checks if check.bonus)
             config.stash[EXTRAS] = ReportExtras(len(submissions), bonus)
             config.pluginmanager.register(config.stash[EXTRAS], "attention-report-extras")
@@ -304,9 +310,10 @@ def _run_failing(item: pytest.Function, submission: Submission, store: traces.Tr
 
 
 class StudentView:
-    """How a student running ``pytest --attention-submission`` sees the checks: each
-    failure as the grader's feedback and the lines that reproduce it (not Hypothesis's
-    traceback), and the score the rubric gives at the end.
+    """How a student running ``pytest --attention-submission`` sees the checks: each by its
+    check id, each failure as the grader's feedback and the lines that reproduce it (not
+    Hypothesis's traceback), then what went wrong (the diagnoses ``grader check`` tells)
+    and the score the rubric gives.
 
     A bonus check that fails is reported as an expected failure (``x``, "xfailed") and
     its feedback shown under "bonus not earned": it costs no points, so, as in the
@@ -314,6 +321,7 @@ class StudentView:
     """
 
     def __init__(self, config: pytest.Config) -> None:
+        self.config = config
         self.rubric = config.stash[RUBRIC]
         self.bonus = {check.id for check in self.rubric.checks if check.bonus}
         self.passed: dict[str, bool] = {}
@@ -325,8 +333,8 @@ class StudentView:
         if call.when == "call" and isinstance(item, pytest.Function):
             check = check_id(item)
             self.passed[check] = report.passed
+            outcome = noted_outcome(item, call)
             if call.excinfo is not None:
-                outcome = outcome_of(call.excinfo.value, submission_of(item))
                 # Shown in a terminal: what the submission raised may hold escape sequences.
                 details = [shown(line) for line in failure_details(outcome["feedback"], outcome["kind"], outcome["counterexample"])]
                 report.longrepr = "\n".join(details)
@@ -336,7 +344,23 @@ class StudentView:
                     self.bonus_missed[check] = details
         return report
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(self, collector: pytest.Collector, name: str, obj: Any) -> pytest.Function | None:
+        """Each check is shown by its id (``attention.py::attention.worked_example``), as
+        ``grader check`` and the rubric name it: a bare test name is the same in several
+        modules (``test_large_logits``)."""
+        if not isinstance(collector, CheckModule) or not name.startswith("test_") or not inspect.isfunction(obj):
+            return None
+        check = f"{collector.module_name.rpartition('.')[2]}.{name.removeprefix('test_')}"
+        return pytest.Function.from_parent(collector, name=check, callobj=obj)
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        found = self.config.stash[EXTRAS].found[0]["diagnoses"] if EXTRAS in self.config.stash else []
+        if found:
+            terminalreporter.write_sep("=", "what went wrong")
+            for diagnosis in found:
+                for line in textwrap.wrap(shown(diagnosis["message"]), width=88, initial_indent="- ", subsequent_indent="  "):
+                    terminalreporter.write_line(line)
         if self.bonus_missed:
             terminalreporter.write_sep("=", "bonus not earned")
             for check, details in self.bonus_missed.items():
@@ -571,6 +595,12 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> di
     metadata: dict[str, Any] = {"check_id": check_id(item), "submission": index}
     if call.when != "call" or SUBMISSIONS not in item.config.stash:
         return metadata
+    return {**metadata, **noted_outcome(item, call)}
+
+
+def noted_outcome(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
+    """How a check's call ended (:func:`outcome_of`, or passed), noted for the submission's
+    diagnoses (:class:`ReportExtras`)."""
     outcome = (
         {"status": "passed", "kind": None, "feedback": None, "counterexample": None}
         if call.excinfo is None
@@ -579,8 +609,8 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo) -> di
     if EXTRAS in item.config.stash:
         example = outcome["counterexample"] or {}
         failed = diagnoses.FailedCheck(frozenset(call["function"] for call in example.get("calls", ())), outcome["feedback"] or "")
-        item.config.stash[EXTRAS].note(index, check_id(item), outcome["kind"], failed)
-    return {**metadata, **outcome}
+        item.config.stash[EXTRAS].note(_submission_index(item), check_id(item), outcome["kind"], failed)
+    return outcome
 
 
 def outcome_of(error: BaseException, submission: Submission) -> dict[str, Any]:

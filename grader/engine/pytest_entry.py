@@ -9,6 +9,8 @@ should not pay.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from grader.assignments import DEFAULT, NAMES
@@ -61,6 +63,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the grader's batches: claim each submission in DIR before grading it, and skip one "
         "another job claimed (see grader.engine.claims)",
     )
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """A run that grades a submission writes nothing into the folder it runs in (a
+    student's, a course's): no ``.pytest_cache`` (as ``-p no:cacheprovider``), and no
+    ``__pycache__`` beside a course's check modules."""
+    if any(arg == "--attention-submission" or arg.startswith("--attention-submission=") for arg in args):
+        for plugin in ("cacheprovider", "stepwise"):  # stepwise reads the cache, as -p no:cacheprovider knows
+            early_config.pluginmanager.set_blocked(plugin)
+        sys.dont_write_bytecode = True
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,0 +1,1 @@
+"""The layer-normalisation checks: one module per function (check id ``<module>.<name>``)."""
