@@ -178,3 +178,58 @@ def test_a_hang_is_told_on_the_smallest_probe_it_hangs_on_beside_one_it_answers(
     assert softmax.startswith("softmax hangs on some inputs: softmax(np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]])) did not return within 1 s, though softmax(")
     assert attention.startswith("attention (or softmax, if attention calls it) hangs on some inputs: attention(")
     assert sum(probe.function == "causal_mask" for probe in tried) == diagnoses.MOST_HANGS  # no answer: it stops
+
+
+def test_a_raise_where_the_lesson_raises_too_is_an_answer_a_variant_must_give():
+    """A course's top_k must refuse a k outside 1..m. One that refuses k > m only is not
+    told the mistake of a top_k that refuses nothing: its raise on k > m is the right
+    answer, which that variant does not give. The variant itself is still named."""
+    scores = np.arange(15.0).reshape(3, 5)
+
+    def reference(scores, k):
+        if k < 1 or k > scores.shape[1]:
+            raise ValueError("k must be in 1..m")
+        return np.argsort(-scores, axis=1)[:, :k]
+
+    def no_check(scores, k):
+        return np.argsort(-scores, axis=1)[:, :k]
+
+    def upper_only(scores, k):
+        if k > scores.shape[1]:
+            raise ValueError("k is larger than m")
+        return np.argsort(-scores, axis=1)[:, :k]
+
+    known = diagnoses.Mistakes(
+        probes={"top_k": [diagnoses.Probe("top_k", (scores, k)) for k in (2, 6, 0)]},
+        reference={"top_k": reference},
+        mistakes=(diagnoses.Mistake("top_k_no_check", "top_k never raises ValueError.", "top_k", (no_check,)),),
+    )
+    assert [d["id"] for d in diagnoses.diagnose(lambda probe: diagnoses.run(no_check, probe), known)] == ["top_k_no_check"]
+    told = diagnoses.diagnose(lambda probe: diagnoses.run(upper_only, probe), known)
+    assert [d["id"] for d in told] == ["observed"] and "where the lesson's code raises" in told[0]["message"]
+
+
+def test_a_lower_tolerance_names_a_mistake_that_shows_only_in_tiny_answers():
+    """A norm with 1e-12 added under the square root differs by 1e-6 on a row of 1e-8: the
+    same as the reference within the checks' 1e-5, told apart with Mistakes(atol=1e-12)."""
+    tiny = np.array([[1e-8, 0.0], [3.0, 4.0]])
+
+    def reference(X):
+        return np.sqrt(np.sum(X**2, axis=1))
+
+    def eps_inside(X):
+        return np.sqrt(np.sum(X**2, axis=1) + 1e-12)
+
+    def known(**tolerance):
+        return diagnoses.Mistakes(
+            probes={"row_norms": [diagnoses.Probe("row_norms", (tiny,))]},
+            reference={"row_norms": reference},
+            mistakes=(diagnoses.Mistake("row_norms_eps_inside", "row_norms adds a constant under the root.", "row_norms", (eps_inside,)),),
+            **tolerance,
+        )
+
+    def student(probe):
+        return diagnoses.run(eps_inside, probe)
+
+    assert diagnoses.diagnose(student, known()) == []
+    assert [d["id"] for d in diagnoses.diagnose(student, known(atol=1e-12))] == ["row_norms_eps_inside"]

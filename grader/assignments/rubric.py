@@ -62,6 +62,9 @@ class Rubric:
     sha256: str
     checks: tuple[RubricCheck, ...]
     of: Assignment = field(repr=False)  # the assignment whose checks it scores
+    # Where reports say it was read from, when ``path`` is a batch's snapshot of a course's
+    # folder (a temporary copy, gone once the batch ends): the course's own file.
+    read_from: str | None = field(default=None, compare=False)
 
     @property
     def assignment(self) -> str:

@@ -9,6 +9,7 @@ One bad submission never stops the batch: it gets a report with status ``error``
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import os
@@ -169,7 +170,8 @@ def _read_once(rubric: Rubric) -> Iterator[Rubric]:
             return
         path = Path(rubric.path).resolve()
         inside = rubric.of.folder in path.parents
-        yield load_rubric(assignment.folder / path.relative_to(rubric.of.folder) if inside else path, assignment)
+        read = load_rubric(assignment.folder / path.relative_to(rubric.of.folder) if inside else path, assignment)
+        yield dataclasses.replace(read, read_from=rubric.path)
 
 
 def refuse_in_assignment(assignment: Assignment, **folders: Path) -> None:

@@ -216,7 +216,11 @@ class Mistake:
         the variant's answers differ from the reference's on at least one probe, the
         student's answers equal the variant's on *every* probe (:func:`same`: within the
         checks' tolerance; a raise matches a raise of any kind), and none of the student's
-        answers is a raise on purpose (``NotImplementedError``, a failed ``assert``). So a
+        answers is a raise on purpose (``NotImplementedError``, a failed ``assert``). A
+        student's function that raises on some probes where the reference answers (an
+        assert of its own, a shape it refuses) is read on the others: the mistake is named
+        when its variant is the only one that gives every other answer, a raise where the
+        reference raises too (an input the handout refuses) included. So a
         variant that answers every probe as the reference does is never named: add a probe
         that tells them apart (``grader validate`` says so). Variants run in the grader's
         process on copies of the probes, once per process (their answers are kept), so
@@ -612,6 +616,14 @@ class Mistakes:
 
             batch_axis={"layer_norm": BatchAxis("layer_norm_needs_batch_axis", (0,))}
 
+    atol
+        How far apart two answers may be and still be the same (with a relative tolerance
+        of 1e-4, as :func:`same`), default ``1e-5``, the checks' own: whether a function is
+        right, and whether a student's answers are a variant's. Lower it for an assignment
+        whose answers are tiny where a mistake shows (a norm of a row of 1e-8, which a
+        constant added inside the square root changes by 1e-6): ``validate`` says when a
+        variant answers every probe as the reference does within it. Example: ``atol=1e-12``.
+
     A complete small one (``tests/courses/layer_norm/mistakes.py`` is a worked example)::
 
         KNOWN = Mistakes(
@@ -639,6 +651,7 @@ class Mistakes:
     # Functions that may be written for a leading batch axis: they raise on every probe and
     # answer each with a batch of one; the mistake is named, and the function read through it.
     batch_axis: Mapping[str, BatchAxis] = field(default_factory=dict)
+    atol: float = 1e-5
 
     @functools.cached_property
     def by_id(self) -> dict[str, Mistake]:
@@ -739,11 +752,11 @@ def same(got: Any, expected: Any, atol: float = 1e-5) -> bool:
     return inference.near(got.astype(float), expected.astype(float), atol)
 
 
-def same_answer(got: Answer, expected: Answer) -> bool:
+def same_answer(got: Answer, expected: Answer, atol: float = 1e-5) -> bool:
     """:func:`same`, and where both raised, the same kind of exception (when both are known)."""
     if got.value is RAISED and expected.value is RAISED and got.raised and expected.raised:
         return got.raised == expected.raised
-    return same(got.value, expected.value)
+    return same(got.value, expected.value, atol)
 
 
 def identical(a: Any, b: Any) -> bool:
@@ -897,7 +910,7 @@ def diagnose(
             continue
         helpers = known.helpers.get(function, ())
         below = _worst(standing.get(helper, UNREADABLE) for helper in helpers)
-        right = all(same(a.value, b.value) for a, b in zip(answers[function], expected))
+        right = all(same(a.value, b.value, known.atol) for a, b in zip(answers[function], expected))
         try:
             batched = None if right else _through_a_batch_of_one(known, function, answers[function], call)
             if batched is not None:  # read through a batch of one from here on
@@ -914,7 +927,7 @@ def diagnose(
             found.append({"id": mistake.id, "message": mistake.told(evidence)})
         got = answers[function]
         told_before = len(found)
-        if all(same(a.value, b.value) for a, b in zip(got, expected)):
+        if all(same(a.value, b.value, known.atol) for a, b in zip(got, expected)):
             # Right through a batch of one, it still raises where the lesson's code calls it.
             standing[function] = WRONG if batched is not None else RIGHT
             if function in suspects:  # right answers, but it may still change its inputs
@@ -999,7 +1012,7 @@ def _history_dependent(
     wrong = {
         function: expected for function in known.probes if function in answers
         for expected in [_answers(known, known.reference[function], function)]
-        if not all(same(a.value, b.value) for a, b in zip(answers[function], expected))
+        if not all(same(a.value, b.value, known.atol) for a, b in zip(answers[function], expected))
         and _reproducible(known, {function} | _helpers_below(known, function), answers)
         and _unfinished(known, function, answers[function], expected) is None  # a stub keeps nothing: no fresh start for it
     }
@@ -1016,7 +1029,7 @@ def _history_dependent(
             continue
         changed = [
             i for i, (first, later) in enumerate(zip(answers[function], again))
-            if not (same_answer(first, later) or identical(first.value, later.value))
+            if not (same_answer(first, later, known.atol) or identical(first.value, later.value))
         ]
         if changed:
             found[function] = kept[function] or _depends_on_history(known, function, wrong[function], changed[0], again[changed[0]])
@@ -1027,7 +1040,7 @@ def _depends_on_history(known: Mistakes, function: str, expected: Sequence[Answe
     """The sentence of a function whose answer to its probe ``index`` changed when called ``afresh``."""
     try:
         return located.depends_on_history(
-            function, _parameters(known, function), known.probes[function][index], same_answer(afresh, expected[index]),
+            function, _parameters(known, function), known.probes[function][index], same_answer(afresh, expected[index], known.atol),
             tuple(sorted(_helpers_below(known, function))),
         )
     except Exception:  # a sentence that fails to be worded still says what is proven
@@ -1067,7 +1080,7 @@ def _located(
     (held to ``expected``, the answers ``lesson`` names; ``helpers``: those it calls whose
     fault it may be, named beside it), and what it changed in place."""
     expected = list(expected)
-    differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
+    differs = [not same(a.value, b.value, known.atol) for a, b in zip(got, expected)]
     parameters, probes = _parameters(known, function), known.probes[function]
     try:
         where = located.sentence(function, parameters, probes, got, expected, differs, lesson, helpers)
@@ -1120,7 +1133,7 @@ def _kept_answers(
     known: Mistakes, function: str, got: list[Answer], expected: tuple[Answer, ...], call: Callable[[Probe], Answer]
 ) -> str | None:
     """The sentence of a function whose answers depend on an earlier call, if they prove it."""
-    differs = [not same(a.value, b.value) for a, b in zip(got, expected)]
+    differs = [not same(a.value, b.value, known.atol) for a, b in zip(got, expected)]
     try:
         return located.kept_from_earlier(
             function, _parameters(known, function), known.probes[function], got, differs, call, known.reference[function]
@@ -1227,7 +1240,7 @@ def _follows_helpers(
         made = [run(candidate, probe) for probe in probes]
         if batched:
             made = [_unbatched(answer) or Answer(RAISED) for answer in made]
-        if all(same_answer(answer, mine) for answer, mine in zip(got, made)):
+        if all(same_answer(answer, mine, known.atol) for answer, mine in zip(got, made)):
             return True
     return False
 
@@ -1283,17 +1296,19 @@ def _mistakes_of(
 def _named_where_it_answered(
     known: Mistakes, function: str, evidence: Evidence, standing: dict[str, str]
 ) -> list[dict[str, str]]:
-    """A function that raised on some probes (an assert of its own, a shape it refuses) and
-    answered the others: the one mistake whose variant gives every answer it gave, and
+    """A function that raised on some probes where the lesson's code answers (an assert of
+    its own, a shape it refuses) and answered the others: the one mistake whose variant gives every answer it gave, and
     differs from the lesson's on one of them at least, is proven by those answers. Two
     mistakes that would both explain them prove neither; the raises are told apart. (A
     function whose other answers a second mistake changes is left to the inference: a
     variant that fits some of them can be another combination of steps.)"""
     got = evidence.answers[function]
-    answered = [index for index, answer in enumerate(got) if answer.value is not RAISED]
+    expected = _answers(known, known.reference[function], function)
+    # A raise where the lesson's code raises too (a probe of an input the handout refuses) is
+    # an answer, the right one: a variant must raise there as well.
+    answered = [index for index, answer in enumerate(got) if answer.value is not RAISED or expected[index].value is RAISED]
     if not answered or len(answered) == len(got):
         return []
-    expected = _answers(known, known.reference[function], function)
     matching = {
         mistake.id: mistake for mistake in known.mistakes
         if mistake.function == function and mistake.shows_in is None
@@ -1310,8 +1325,8 @@ def _shows_variant_where(
     known: Mistakes, variant: Callable, function: str, got: list[Answer], answered: list[int], expected: tuple[Answer, ...]
 ) -> bool:
     made = _answers(known, variant, function)
-    return any(not same(made[i].value, expected[i].value) for i in answered) and all(
-        made[i].value is not RAISED and same(got[i].value, made[i].value) for i in answered
+    return any(not same(made[i].value, expected[i].value, known.atol) for i in answered) and all(
+        same(got[i].value, made[i].value, known.atol) for i in answered  # a raise is the same only as a raise
     )
 
 
@@ -1336,7 +1351,7 @@ def _answers(known: Mistakes, head: Callable, function: str) -> tuple[Answer, ..
 @functools.cache
 def _differs_from_reference(known: Mistakes, variant: Callable, function: str) -> bool:
     expected = _answers(known, known.reference[function], function)
-    return any(not same(a.value, b.value) for a, b in zip(_answers(known, variant, function), expected))
+    return any(not same(a.value, b.value, known.atol) for a, b in zip(_answers(known, variant, function), expected))
 
 
 # Exceptions a student raises on purpose (a refusal, a stub, an assert): a variant that fails
@@ -1347,7 +1362,7 @@ DELIBERATE = frozenset({unfinished.NOT_IMPLEMENTED, "AssertionError"})
 def _shows_variant(known: Mistakes, variant: Callable, function: str, got: list[Answer]) -> bool:
     made = _answers(known, variant, function)
     return _differs_from_reference(known, variant, function) and all(
-        same(a.value, b.value) and a.raised not in DELIBERATE for a, b in zip(got, made)
+        same(a.value, b.value, known.atol) and a.raised not in DELIBERATE for a, b in zip(got, made)
     )
 
 

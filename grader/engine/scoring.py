@@ -82,7 +82,7 @@ def failed_run(rubric: Rubric, reason: str, *, kind: str, **identity: Any) -> Re
 
 
 def rubric_summary(rubric: Rubric) -> dict[str, str]:
-    return {"name": rubric.name, "title": rubric.title, "path": rubric.path, "sha256": rubric.sha256}
+    return {"name": rubric.name, "title": rubric.title, "path": rubric.read_from or rubric.path, "sha256": rubric.sha256}
 
 
 def rescored(rubric: Rubric, report: Report) -> Report | None:

@@ -124,7 +124,7 @@ def _alike_on_every_probe(assignment: Assignment) -> set[str]:
         if mistake.shows_in is not None or mistake.beside_answers:
             continue
         for variant in mistake.variants:
-            if all(same_answer(run(variant, probe), run(known.reference[probe.function], probe)) for probe in probes):
+            if all(same_answer(run(variant, probe), run(known.reference[probe.function], probe), known.atol) for probe in probes):
                 alike.add(mistake.id)
     return alike
 
@@ -166,7 +166,11 @@ def _expected(file: Planted, report: Report, rubric: Rubric, functions: tuple[st
     if file.mistake not in named:
         problems.append(f"{file.mistake} is not named (named: {', '.join(sorted(named)) or 'nothing'})")
         if file.mistake in alike:
-            problems.append(f"its variant answers every probe of {file.function} as the reference does: add a probe that tells them apart")
+            problems.append(
+                f"its variant answers every probe of {file.function} as the reference does, within the diagnosis's "
+                "tolerance (Mistakes.atol, 1e-5 unless lowered, + 1e-4 x |expected|): add a probe that tells them "
+                "apart, or lower Mistakes(atol=...) where the answers that show it are tiny"
+            )
     problems += [f"{other} is named too" for other in sorted(named - {file.mistake})]
     if not failed:
         problems.append("it gets full marks")
