@@ -192,9 +192,9 @@ CLAIMS: dict[str, Callable[[ModuleType, str, re.Match], bool]] = {
         _call(head, "softmax", (np.zeros(tuple(int(m[i]) for i in (2, 3, 4))),), {"axis": int(m[6])} if m[6] else {}),
         Exception,
     ),
-    r"it raised (\w+) on the lesson's 2-D inputs.*, and answers when given a batch of one": lambda head, f, m: all(
+    r"it raised (\w+) on the lesson's 2-D inputs.*, and answers when given a batch of one( and one head)?": lambda head, f, m: all(
         isinstance(_call(head, f, p.args, p.kwargs), Exception) for p in PROBES[f]
-    ) and not isinstance(_call(head, f, KNOWN.batch_axis[f].batched(PROBES[f][0]).args), Exception),
+    ) and not isinstance(_call(head, f, KNOWN.batch_axis[f].batched(PROBES[f][0], 2 if m[2] else 1).args), Exception),
     r", so large scores overflow to inf and their row becomes nan": lambda head, f, m: any(_nan(_probe(head, f, i)) for i in LARGE[f]),
     r", so large scores overflow to inf$": lambda head, f, m: any(_inf_or_nan(_probe(head, f, i)) for i in LARGE[f]),
     r"^((?:Q|K|V|mask)(?: and (?:Q|K|V|mask))*) (?:is|are)$": lambda head, f, m: _changed(head, f) == set(m[1].split(" and ")),

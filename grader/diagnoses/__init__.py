@@ -155,6 +155,10 @@ class Evidence:
         Function name -> its answers to the probes as they are, for a function read through
         a batch of one (what it raised on the lesson's inputs); default ``{}``. Example:
         ``evidence.unbatched.get("layer_norm", [])[0].raised``.
+    batch_axes
+        Function name -> how many leading axes of one it answered through, for a function
+        read through a batch of one: 1 (``(batch, n, d)`` code), or 2 (``(batch, heads, n,
+        d)`` code); default ``{}``. Example: ``evidence.batch_axes.get("layer_norm", 1)``.
 
     Example::
 
@@ -169,6 +173,7 @@ class Evidence:
     answers: Mapping[str, list[Answer]]
     # A function read through a batch of one (Mistakes.batch_axis): what it gave the probes as they are.
     unbatched: dict[str, list[Answer]] = field(default_factory=dict)
+    batch_axes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -459,10 +464,12 @@ class BatchAxis:
     mistake: str
     arguments: tuple[int, ...]
 
-    def batched(self, probe: Probe) -> Probe:
-        """``probe`` with a leading axis of one on each array among :attr:`arguments`
-        (``X`` becomes ``X[None]``); the other arguments and the keywords as they are."""
-        args = tuple(arg[None] if i in self.arguments and isinstance(arg, np.ndarray) else arg for i, arg in enumerate(probe.args))
+    def batched(self, probe: Probe, axes: int = 1) -> Probe:
+        """``probe`` with ``axes`` leading axes of one on each array among :attr:`arguments`
+        (``X`` becomes ``X[None]``, or ``X[None, None]``); the other arguments and the
+        keywords as they are."""
+        leading = (None,) * axes
+        args = tuple(arg[leading] if i in self.arguments and isinstance(arg, np.ndarray) else arg for i, arg in enumerate(probe.args))
         return Probe(probe.function, args, probe.kwargs)
 
 
@@ -912,10 +919,11 @@ def diagnose(
         below = _worst(standing.get(helper, UNREADABLE) for helper in helpers)
         right = all(same(a.value, b.value, known.atol) for a, b in zip(answers[function], expected))
         try:
-            batched = None if right else _through_a_batch_of_one(known, function, answers[function], call)
+            batched, axes = (None, 0) if right else _through_a_batch_of_one(known, function, answers[function], call)
             if batched is not None:  # read through a batch of one from here on
                 evidence.unbatched[function], answers[function] = answers[function], batched
-            if not right and below != RIGHT and _follows_helpers(known, function, answers[function], call, batched is not None):
+                evidence.batch_axes[function] = axes
+            if not right and below != RIGHT and _follows_helpers(known, function, answers[function], call, axes):
                 standing[function] = WRONG if below == WRONG else UNREADABLE  # right, over helpers that are not
                 continue
         except Unanswered:
@@ -1175,30 +1183,35 @@ def _raised_where_another_did(function: str, got: list[Answer], answers: dict[st
 
 def _through_a_batch_of_one(
     known: Mistakes, function: str, got: list[Answer] | None, call: Callable[[Probe], Answer]
-) -> list[Answer] | None:
+) -> tuple[list[Answer] | None, int]:
     """The answers of a function that raised on every probe but answers each one with every
-    array given a leading batch axis of one, that axis taken off again; else None."""
+    array given a leading batch axis of one (or two: code written for (batch, heads, n, d)),
+    those axes taken off again, and how many; else (None, 0)."""
     if function not in known.batch_axis or not got or not all(
         answer.value is RAISED and answer.raised != unfinished.NOT_IMPLEMENTED for answer in got
     ):
-        return None
-    batched = []
-    for probe in known.probes[function]:
-        answer = _unbatched(_as_tuple(call(known.batch_axis[function].batched(probe))))
-        if answer is None:
-            return None
-        batched.append(answer)
-    return batched
+        return None, 0
+    for axes in (1, 2):
+        batched = []
+        for probe in known.probes[function]:
+            answer = _unbatched(_as_tuple(call(known.batch_axis[function].batched(probe, axes))), axes)
+            if answer is None:
+                break
+            batched.append(answer)
+        else:
+            return batched, axes
+    return None, 0
 
 
-def _unbatched(answer: Answer) -> Answer | None:
-    """An answer to a batch of one with that batch axis taken off, if it has one."""
+def _unbatched(answer: Answer, axes: int = 1) -> Answer | None:
+    """An answer to a batch of one with its ``axes`` leading axes of one taken off, if it has them."""
     value = answer.value
     parts = value if isinstance(value, tuple) else (value,)
-    if value is RAISED or not all(isinstance(part, np.ndarray) and part.ndim >= 1 and part.shape[0] == 1 for part in parts):
+    ones = (1,) * axes
+    if value is RAISED or not all(isinstance(part, np.ndarray) and part.shape[:axes] == ones for part in parts):
         return None
-    unwrapped = tuple(part[0] for part in parts)
-    after = tuple(arg[0] if isinstance(arg, np.ndarray) and arg.ndim >= 1 and arg.shape[0] == 1 else arg for arg in answer.args_after)
+    unwrapped = tuple(part[(0,) * axes] for part in parts)
+    after = tuple(arg[(0,) * axes] if isinstance(arg, np.ndarray) and arg.shape[:axes] == ones else arg for arg in answer.args_after)
     return Answer(unwrapped if isinstance(value, tuple) else unwrapped[0], after)
 
 
@@ -1227,19 +1240,20 @@ def _worst(standings: Iterable[str]) -> str:
 
 
 def _follows_helpers(
-    known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer], batched: bool = False
+    known: Mistakes, function: str, got: list[Answer], call: Callable[[Probe], Answer], axes: int = 0
 ) -> bool:
     """Whether the lesson's ``function`` over the student's own helpers gives every answer
-    (``batched``: the answers through a batch of one, the lesson's function called so too)."""
+    (``axes``: how many leading axes of one the answers were read through, the lesson's
+    function called so too)."""
     if function not in known.over_helpers:
         return False
     probes = known.probes[function]
-    if batched:
-        probes = [known.batch_axis[function].batched(probe) for probe in probes]
+    if axes:
+        probes = [known.batch_axis[function].batched(probe, axes) for probe in probes]
     for candidate in known.over_helpers[function](lambda name, **kwargs: student_function(call, name, **kwargs)):
         made = [run(candidate, probe) for probe in probes]
-        if batched:
-            made = [_unbatched(answer) or Answer(RAISED) for answer in made]
+        if axes:
+            made = [_unbatched(answer, axes) or Answer(RAISED) for answer in made]
         if all(same_answer(answer, mine, known.atol) for answer, mine in zip(got, made)):
             return True
     return False

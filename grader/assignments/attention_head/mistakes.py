@@ -357,8 +357,9 @@ def _raised_beyond_2d(evidence: Evidence) -> str:
     return "its results on an input of more than two dimensions are wrong"
 
 
-def _batch_raise(function: str, arrays: str) -> Callable[[Evidence], str]:
-    """What a function written for a batch axis raised on the lesson's 2-D inputs."""
+def _batch_raise(function: str, arrays: tuple[str, ...]) -> Callable[[Evidence], str]:
+    """What a function written for a batch axis (or a batch and a heads axis) raised on the
+    lesson's 2-D inputs, and the inputs it answers."""
 
     def consequence(evidence: Evidence) -> str:
         first = next(iter(evidence.unbatched.get(function, [])), Answer(RAISED))
@@ -366,7 +367,10 @@ def _batch_raise(function: str, arrays: str) -> Callable[[Evidence], str]:
         how = ""
         if "axes don't match array" in first.text:
             how = " (as K.transpose(0, 2, 1) does on a 2-D K)"
-        return f"it raised {raised} on the lesson's 2-D inputs{how}, and answers when given a batch of one ({arrays})"
+        axes = evidence.batch_axes.get(function, 1)
+        given = "a batch of one" if axes == 1 else "a batch of one and one head, (batch, heads, n, d) arrays"
+        index = "[None]" if axes == 1 else "[None, None]"
+        return f"it raised {raised} on the lesson's 2-D inputs{how}, and answers when given {given} ({', '.join(name + index for name in arrays)})"
 
     return consequence
 
@@ -711,7 +715,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "arrays: transpose K's last two axes, np.swapaxes(K, -1, -2), which works with or without a batch axis "
         "(K.T on 2-D inputs only) (section 2, third note: 'No batch dimension, on purpose').",
         "attention",
-        consequence=_batch_raise("attention", "Q[None], K[None], V[None]"),
+        consequence=_batch_raise("attention", ("Q", "K", "V")),
     ),
     Mistake(
         "returns_swapped",
@@ -846,7 +850,7 @@ MISTAKES: tuple[Mistake, ...] = (
         "2-D X, (n, d_model): project with X @ Wq and transpose with np.swapaxes(..., -1, -2), which works with "
         "or without a batch axis (.T on 2-D arrays only) (section 2, third note: 'No batch dimension, on purpose').",
         "self_attention",
-        consequence=_batch_raise("self_attention", "X[None]"),
+        consequence=_batch_raise("self_attention", ("X",)),
     ),
     Mistake(
         "self_attention_mixed_projections",
