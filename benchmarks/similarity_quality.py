@@ -5,7 +5,7 @@
     python benchmarks/similarity_quality.py --code-only --dolos DOLOS/samples/python/benchmark_files
 
 Independent heads: tests/heads/second_set/ (written blind, in many styles, most of them
-close to the lesson's code), tests/heads/correct/ and tests/heads/buggy/ (another
+close to the lesson's code), tests/heads/correct/ and grader/assignments/attention_head/variants/ (another
 author's: many make the same mistakes as second_set's, so independent pairs share wrong
 answers). Derived heads: 16 independent heads disguised one way each
 (tests/disguises.py: identifiers renamed, functions reordered, comments and blank lines
@@ -53,7 +53,7 @@ from grader import assignments  # noqa: E402
 from grader.similarity import DEFAULT_THRESHOLD, analyse, given_code  # noqa: E402
 from grader.similarity.code import boilerplate, fingerprints  # noqa: E402
 
-HEAD_SETS = {"set2": "second_set", "ok": "correct", "bug": "buggy"}
+HEAD_SETS = {"set2": "tests/heads/second_set", "ok": "tests/heads/correct", "bug": "grader/assignments/attention_head/variants"}
 DISGUISED = 16
 TRANSPLANTS = 4
 ODD_COPIES = 4  # heads with a mistake the catalogue does not name ("# diagnosis: none")
@@ -67,7 +67,7 @@ def quality_set() -> tuple[dict[str, str], set[tuple[str, str]]]:
     files = {
         f"{prefix}_{head.stem}": head.read_text(encoding="utf-8")
         for prefix, folder in HEAD_SETS.items()
-        for head in sorted((ROOT / "tests" / "heads" / folder).glob("*.py"))
+        for head in sorted((ROOT / folder).glob("*.py"))
     }
     # Every third head, so that originals come from all three sets.
     chosen = sorted(files)[::3]

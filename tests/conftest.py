@@ -36,6 +36,9 @@ from grader.sandbox import UNPRIVILEGED, Limits, bubblewrap_works
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 HEADS = TESTS / "heads"
+# One head per known mistake, shipped with each assignment: what `grader validate` grades as its variants.
+VARIANTS = ROOT / "grader" / "assignments" / "attention_head" / "variants"
+MULTI_HEAD_VARIANTS = ROOT / "grader" / "assignments" / "multi_head" / "variants"
 REFERENCE = ROOT / "reference" / "attention.py"
 TEMPLATE = ROOT / "student_template" / "attention.py"
 NO_BUBBLEWRAP = "bubblewrap cannot start a worker here (install it: apt-get install bubblewrap)"
@@ -95,7 +98,7 @@ def head_id(path: Path) -> str:
 
 def known_heads() -> list[Path]:
     return (
-        sorted(HEADS.glob("buggy/*.py")) + sorted(HEADS.glob("second_set/*.py")) + sorted(HEADS.glob("correct/*.py"))
+        sorted(VARIANTS.glob("*.py")) + sorted(HEADS.glob("second_set/*.py")) + sorted(HEADS.glob("correct/*.py"))
         + sorted(HEADS.glob("wild/*.py")) + sorted(HEADS.glob("wild/correct/*.py"))
         + sorted(HEADS.glob("blind/*.py")) + sorted(HEADS.glob("blind/correct/*.py")) + sorted(HEADS.glob("wip/*.py"))
         + sorted(HEADS.glob("told/*.py"))

@@ -118,3 +118,19 @@ def test_the_authoring_surface_is_typed_and_exports_what_it_lists():
 
     for function in (extend, functions_of, here):
         assert "return" in function.__annotations__
+
+
+@pytest.mark.parametrize("name", assignments.NAMES)
+def test_the_shipped_assignments_pass_validate_with_no_warning(name: str):
+    """They are the examples a course copies: every known mistake is validated, by a file of
+    the assignment's variants/ folder (most of their variants are made by helpers), and
+    every one declares the checks it costs there."""
+    from click.testing import CliRunner
+
+    from grader.cli import cli
+
+    result = CliRunner().invoke(cli, ["validate", name, "--mutants", "0", "--sandbox", "process"])
+    assert result.exit_code == 0, result.output
+    assert f"{name} passes validation." in result.output
+    assert "warn" not in result.output and "FAIL" not in result.output, result.output
+    assert result.output.count("  ok    variant ") == len(list(project_file(assignments.get(name).variants).rglob("*.py")))

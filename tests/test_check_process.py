@@ -7,7 +7,7 @@ import os
 import signal
 
 import pytest
-from conftest import HEADS, REFERENCE, TESTS
+from conftest import HEADS, REFERENCE, TESTS, VARIANTS
 
 from grader.engine.grading import grade_files
 from grader.engine.runner import CheckProcess, run_checks
@@ -15,7 +15,7 @@ from grader.errors import GradingFailed
 from grader.sandbox import Limits
 from grader.sources.files import SubmissionFile
 
-BUGGY = HEADS / "buggy" / "mask_inverted.py"
+BUGGY = VARIANTS / "mask_inverted.py"
 SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
 SLOW_DIAGNOSIS = TESTS / "submissions" / "slow_only_when_diagnosed.py"
 IMPORT_SLEEPER = TESTS / "hostile" / "sleeps_forever_at_import.py"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import HEADS, REFERENCE, ROOT, TESTS
+from conftest import HEADS, REFERENCE, ROOT, TESTS, VARIANTS
 
 from grader.batch import grade_folder
 from grader.cli import cli
@@ -45,7 +45,7 @@ def _folder(tmp_path: Path, *, slow: bool = False) -> Path:
     folder.mkdir()
     if slow:
         shutil.copyfile(LOOPS, folder / "a-loops.py")
-    heads = [REFERENCE, *sorted((HEADS / "buggy").glob("*.py"))[:6], TESTS / "submissions" / "syntax_error.py"]
+    heads = [REFERENCE, *sorted(VARIANTS.glob("*.py"))[:6], TESTS / "submissions" / "syntax_error.py"]
     for number, head in enumerate(heads):
         shutil.copyfile(head, folder / f"s{number:02d}.py")
     shutil.copyfile(TESTS / "notebooks" / "classic_missing_scale.ipynb", folder / "nb.ipynb")

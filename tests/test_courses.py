@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from conftest import ROOT, VARIANTS
 
 from grader import assignments
 from grader.assignments import outside
@@ -311,7 +311,7 @@ def test_a_course_extends_the_shipped_assignment_with_its_own_check_and_example(
     ids = [check["id"] for check in report["checks"]]
     assert "course.identity_values_give_the_weights" in ids and "softmax.rows_sum_to_one" in ids
     assert report["score"] == 110 and report["max_score"] == 105  # with the shipped bonus check
-    buggy = _report(ROOT / "tests" / "heads" / "buggy" / "missing_scale.py", "--assignment", EXTENSION)
+    buggy = _report(VARIANTS / "missing_scale.py", "--assignment", EXTENSION)
     assert "missing_scale" in _named(buggy) or buggy["diagnoses"], buggy["diagnoses"]
     out = tmp_path / "student"
     code, output = _invoke("export-student", out, "--assignment", EXTENSION, "--notebook", "--install", "course-pkg")
@@ -331,7 +331,7 @@ def test_a_courses_own_mistake_is_told_beside_the_shipped_ones(tmp_path):
     assert "A @ V.T" in head.read_text()
     assert _named(_report(head, "--assignment", EXTENSION)) == {"attention_values_transposed"}
     assert _named(_report(head)) == set()  # the shipped assignment alone has no such id
-    missing = _report(ROOT / "tests" / "heads" / "buggy" / "missing_scale.py", "--assignment", EXTENSION)
+    missing = _report(VARIANTS / "missing_scale.py", "--assignment", EXTENSION)
     assert _named(missing) == {"missing_scale"}
     assert _named(_report(ROOT / "reference" / "attention.py", "--assignment", EXTENSION)) == set()
 
@@ -603,3 +603,29 @@ def test_a_course_written_against_0_8_0_validates_and_grades_as_it_did(tmp_path)
                 "diagnoses": sorted(_named(report)),
             }
     assert graded == {student: {**was, "diagnoses": sorted(was["diagnoses"])} for student, was in recorded.items()}
+
+
+def test_a_courses_variants_folder_is_validated_file_by_file_and_kept_in_its_folder(tmp_path):
+    """Each file declares what it must be told and which checks it must fail; validation
+    holds it to both, and refuses a variants folder outside the course."""
+    course = tmp_path / "layer_norm"
+    shutil.copytree(LAYER_NORM, course, ignore=shutil.ignore_patterns("__pycache__"))
+    init = course / "__init__.py"
+    init.write_text(init.read_text().replace('    rubric="rubric.toml",\n', '    rubric="rubric.toml",\n    variants="variants",\n', 1))
+    head = (HEADS / "eps_outside.py").read_text()
+    (course / "variants").mkdir()
+    (course / "variants" / "eps_outside.py").write_text(
+        "# diagnosis: layer_norm_eps_outside_sqrt\n# must-fail: layer_norm.*\n" + head
+    )
+    (course / "variants" / "told_wrong.py").write_text("# diagnosis: layer_norm_no_eps\n# must-fail: row_stats.*\n" + head)
+    code, output = _invoke("validate", course, "--mutants", "0", "--sandbox", "process")
+    assert code == 1, output
+    assert "  ok    variant eps_outside (layer_norm_eps_outside_sqrt): loses points on layer_norm." in output
+    told_wrong = output.split("variant told_wrong", 1)[1]
+    assert "row_stats.* passes: the file is meant to fail it" in told_wrong
+    assert "layer_norm_no_eps is not named" in told_wrong and "layer_norm_eps_outside_sqrt is named too" in told_wrong
+
+    init.write_text(init.read_text().replace('variants="variants"', 'variants="../elsewhere"'))
+    (tmp_path / "elsewhere").mkdir()
+    code, output = _invoke("validate", course, "--mutants", "0", "--sandbox", "process")
+    assert code != 0 and "its variants '../elsewhere' lies outside the assignment's folder" in output, output

@@ -7,17 +7,17 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import HEADS, REFERENCE, TEMPLATE, TESTS
+from conftest import HEADS, REFERENCE, TEMPLATE, TESTS, VARIANTS
 
 from grader.cli import cli
 
 SUBMISSIONS = [
     REFERENCE,
     TEMPLATE,
-    HEADS / "buggy" / "missing_scale.py",
-    HEADS / "buggy" / "softmax_global_max.py",
+    VARIANTS / "missing_scale.py",
+    VARIANTS / "softmax_global_max.py",
     TESTS / "submissions" / "flips_every_25_calls.py",
-    HEADS / "buggy" / "noisy_scores.py",  # draws from np.random, which each worker seeds the same way
+    VARIANTS / "noisy_scores.py",  # draws from np.random, which each worker seeds the same way
 ]
 
 

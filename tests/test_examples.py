@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import HEADS, REFERENCE, TESTS
+from conftest import HEADS, REFERENCE, TESTS, VARIANTS
 
 SUBMISSIONS = TESTS / "submissions"
 from grader import assignments
@@ -17,7 +17,7 @@ from grader.engine.proxy import answer_of
 from grader.engine.runner import run_checks
 from grader.sandbox import Limits
 
-SAMPLE = [REFERENCE] + [HEADS / "buggy" / f"{name}.py" for name in ("rounds_weights", "mask_after_softmax", "softmax_global_max")]
+SAMPLE = [REFERENCE] + [VARIANTS / f"{name}.py" for name in ("rounds_weights", "mask_after_softmax", "softmax_global_max")]
 SAMPLE += [SUBMISSIONS / "sleeps_in_softmax.py", SUBMISSIONS / "syntax_error.py"]
 
 

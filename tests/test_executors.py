@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import threading
 
-from conftest import HEADS, REFERENCE, TESTS
+from conftest import HEADS, REFERENCE, TESTS, VARIANTS
 
 from grader.batch import grade_folder
 from grader.engine.claims import Claims, claim
@@ -13,7 +13,7 @@ from grader.engine.grading import check_runs
 from grader.engine.runner import CheckProcess
 from grader.sandbox import Limits
 
-BUGGY = HEADS / "buggy" / "mask_inverted.py"
+BUGGY = VARIANTS / "mask_inverted.py"
 HANGS_AT_IMPORT = TESTS / "hostile" / "sleeps_forever_at_import.py"
 
 

@@ -29,7 +29,7 @@ from grader.report.formats import (
 from grader.report.formats.gradebook import canvas_clashes, canvas_csv, grades_csv
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
-BUGGY = "buggy__missing_scale"  # fails several checks, with counterexamples and a diagnosis
+BUGGY = "variants__missing_scale"  # fails several checks, with counterexamples and a diagnosis
 REFERENCE = "reference__attention"
 TEMPLATE = "student_template__attention"  # every check an error: not implemented
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE, ROOT, TESTS, expectation
+from conftest import NEEDS_ROOT_AND_SYSTEM_PYTHON, REFERENCE, ROOT, TESTS, VARIANTS, expectation
 from grader.batch import grade_folder, read_in_full
 from grader.report import NOT_MISTAKES, Report, to_json
 from grader.sandbox import Limits
@@ -199,7 +199,7 @@ def test_a_head_that_tells_the_graders_inputs_apart_loses_what_it_would_anywhere
     folder = tmp_path / "submissions"
     folder.mkdir()
     shutil.copyfile(TESTS / "hostile" / "special_cases_the_grid.py", folder / "cheats.py")
-    shutil.copyfile(TESTS / "heads" / "buggy" / "missing_scale.py", folder / "no_scale.py")
+    shutil.copyfile(VARIANTS / "missing_scale.py", folder / "no_scale.py")
     reports = {r.student: r for r in grade_folder(folder, tmp_path / "out", rubric, Limits(isolation="bubblewrap"))}
     statuses = {name: {check.id: check.status for check in report.checks} for name, report in reports.items()}
     assert statuses["cheats"].pop("attention.worked_example") == "passed"

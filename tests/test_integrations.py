@@ -20,7 +20,7 @@ import nbformat
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import HEADS, REFERENCE, ROOT
+from conftest import HEADS, REFERENCE, ROOT, VARIANTS
 
 import grader
 from grader import assignments
@@ -32,7 +32,7 @@ from grader.resources import project_file
 REFERENCE_HEAD = assignments.get().reference
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
-BUGGY = HEADS / "buggy" / "missing_scale.py"
+BUGGY = VARIANTS / "missing_scale.py"
 BIN = Path(sys.executable).parent  # the environment the grader is installed in
 
 
@@ -103,7 +103,7 @@ def test_gradescope_bundle_layout(autograder_zip):
 
 def test_run_autograder_grades_the_submission(autograder_zip, graded_heads, tmp_path):
     results = _fake_autograder(autograder_zip, tmp_path / "autograder", {"attention.py": BUGGY.read_bytes()})
-    expected = graded_heads["buggy__missing_scale"]
+    expected = graded_heads["variants__missing_scale"]
     assert results["score"] == expected.score
     assert [test["status"] == "passed" for test in results["tests"]] == [c.status == "passed" for c in expected.checks]
     assert sum(test["max_score"] for test in results["tests"]) == expected.max_score
@@ -157,7 +157,7 @@ def test_run_autograder_grades_a_notebook(autograder_zip, graded_heads, tmp_path
         autograder_zip, tmp_path / "notebook", {"hw/attention.ipynb": (notebooks / "classic_missing_scale.ipynb").read_bytes()}
     )
     # The notebook's head is the lesson's without the scale: it earns what that head earns.
-    assert graded["score"] == graded_heads["buggy__missing_scale"].score, graded["output"]
+    assert graded["score"] == graded_heads["variants__missing_scale"].score, graded["output"]
     scaling = next(test for test in graded["tests"] if test["name"].startswith("attention.scaling"))
     assert "new cell at the end of your notebook" in scaling["output"]
     # A Python file beside it is the one graded.
@@ -354,7 +354,7 @@ def _pytest(submission: Path, folder: Path, *extra: str) -> subprocess.Completed
 
 def test_pytest_plugin_runs_the_checks_with_pytest_output(graded_heads, tmp_path):
     run = _pytest(BUGGY, tmp_path)
-    expected = graded_heads["buggy__missing_scale"]
+    expected = graded_heads["variants__missing_scale"]
     failing = [check for check in expected.checks if check.status != "passed"]
     bonus = sum(check.bonus for check in failing)  # a bonus not earned shows as xfailed
     assert run.returncode == 1, run.stdout[-2000:]
@@ -465,7 +465,7 @@ def test_prairielearn_entrypoint_grades_real_heads(prairielearn_folder, graded_h
     assert full["gradable"] is True and full["score"] == 1.0
     assert all(test["points"] >= test["max_points"] for test in full["tests"])
     _, buggy = _fake_grade(prairielearn_folder, tmp_path / "buggy", {"attention.py": BUGGY.read_bytes()})
-    expected = graded_heads["buggy__missing_scale"]
+    expected = graded_heads["variants__missing_scale"]
     assert buggy["gradable"] is True and buggy["score"] == expected.score / expected.max_score < 1
     assert [test["points"] for test in buggy["tests"]] == [check.points for check in expected.checks]
 

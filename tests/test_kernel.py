@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import REFERENCE, TESTS
+from conftest import REFERENCE, TESTS, VARIANTS
 
 from grader.cli import cli
 from grader.report import from_json
@@ -24,7 +24,7 @@ from grader.report import from_json
 jupyter_client = pytest.importorskip("jupyter_client")
 
 LESSON = REFERENCE.read_text(encoding="utf-8")
-NO_SCALE = (TESTS / "heads" / "buggy" / "missing_scale.py").read_text(encoding="utf-8")
+NO_SCALE = (VARIANTS / "missing_scale.py").read_text(encoding="utf-8")
 
 
 class Kernel:

@@ -15,13 +15,13 @@ from pathlib import Path
 import in_progress
 import inline_heads
 import pytest
-from conftest import HEADS, REFERENCE, ROOT, TEMPLATE, expectation, head_id
+from conftest import HEADS, REFERENCE, ROOT, TEMPLATE, VARIANTS, expectation, head_id
 
 from grader.assignments.attention_head.mistakes import KNOWN
 from grader.assignments.rubric import available_check_ids
 from grader.report import NOT_MISTAKES
 
-BUGGY = sorted(HEADS.glob("buggy/*.py"))
+BUGGY = sorted(VARIANTS.glob("*.py"))
 SECOND_SET = sorted(HEADS.glob("second_set/*.py"))
 WILD = sorted(HEADS.glob("wild/*.py"))
 CORRECT = sorted(HEADS.glob("correct/*.py")) + sorted(HEADS.glob("wild/correct/*.py")) + sorted(HEADS.glob("blind/correct/*.py"))

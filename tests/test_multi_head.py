@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, TESTS, expectation, head_id
+from conftest import MULTI_HEAD_VARIANTS, ROOT, TESTS, expectation, head_id
 
 from grader import assignments
 from grader.assignments.rubric import Rubric, available_check_ids, load_rubric
@@ -33,7 +33,7 @@ HEADS = TESTS / "multi_head" / "heads"
 REFERENCE = ROOT / ASSIGNMENT.reference
 TEMPLATE = project_file(ASSIGNMENT.template[ASSIGNMENT.handout])
 CORRECT = sorted(HEADS.glob("correct/*.py"))
-BUGGY = sorted(HEADS.glob("buggy/*.py"))
+BUGGY = sorted(MULTI_HEAD_VARIANTS.glob("*.py"))
 # Written blind to the grader, in public code's styles, 1 to 3 mistakes each across functions
 # (benchmarks/multi_head_heldout/ holds the other half, kept aside as the honest measure).
 SECOND_SET = sorted(HEADS.glob("second_set/*.py"))

@@ -117,9 +117,9 @@ def test_pytest_runs_a_notebooks_functions(tmp_path, graded_heads):
         env={key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "HYPOTHESIS"))},
     )
     assert run.returncode == 1, run.stdout[-2000:]
-    assert "FAILED attention.py::test_scaling" in run.stdout and NOTEBOOK_HINT in run.stdout
+    assert "FAILED attention.py::attention.scaling" in run.stdout and NOTEBOOK_HINT in run.stdout
     # The notebook's head is the lesson's without the scale: it earns what that head earns.
-    assert f"{graded_heads['buggy__missing_scale'].score:g}/100 points" in run.stdout
+    assert f"{graded_heads['variants__missing_scale'].score:g}/100 points" in run.stdout
 
 
 def test_pytest_refuses_a_notebook_it_cannot_read(tmp_path):

@@ -7,13 +7,13 @@ import html
 from html.parser import HTMLParser
 
 from click.testing import CliRunner
-from conftest import HEADS, REFERENCE, head_id
+from conftest import HEADS, REFERENCE, VARIANTS, head_id
 
 from grader.cli import cli
 from grader.report.pages import class_page, student_page
 
 VOID = {"meta", "br", "rect", "input", "img", "link", "col"}
-MISSING_SCALE = HEADS / "buggy" / "missing_scale.py"
+MISSING_SCALE = VARIANTS / "missing_scale.py"
 
 
 class Structure(HTMLParser):

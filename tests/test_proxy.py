@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import HEADS, REFERENCE, TEMPLATE
+from conftest import HEADS, REFERENCE, TEMPLATE, VARIANTS
 
 from grader import assignments, sources
 from grader.checking.outcomes import (
@@ -250,7 +250,7 @@ def test_replies_byte_for_byte_the_references_are_taken_without_making_the_calls
 
 def test_other_replies_are_left_for_the_calls_themselves(open_submission):
     recording = _recorded(EXAMPLES)
-    submission = open_submission(HEADS / "buggy" / "missing_scale.py")
+    submission = open_submission(VARIANTS / "missing_scale.py")
     _prefetched(submission, recording)
     assert not submission.takes_replies(recording.calls[0], recording.replies[0])
     _, A = submission.attention(X, X, X)  # the head's own answer, unscaled

@@ -20,14 +20,14 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import HEADS, REFERENCE, TEMPLATE, TESTS
+from conftest import HEADS, REFERENCE, TEMPLATE, TESTS, VARIANTS
 from jsonschema import Draft202012Validator
 
 from grader.cli import cli
 
 SCHEMAS = ("report", "summary", "similarity")
 # The notebook's code shares lines of its own with this head's, so the batch has a pair.
-BUGGY = HEADS / "buggy" / "mask_zero_fill.py"
+BUGGY = VARIANTS / "mask_zero_fill.py"
 NOTEBOOK = TESTS / "notebooks" / "lesson_asserts_fail.ipynb"
 SYNTAX_ERROR = TESTS / "broken" / "syntax_error.py"
 BATCH = {

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 from click.testing import CliRunner
-from conftest import HEADS, REFERENCE
+from conftest import HEADS, REFERENCE, VARIANTS
 
 from grader.batch import grade_folder
 from grader.checking import secret
@@ -19,7 +19,7 @@ from grader.errors import UsageError
 from grader.sandbox import Limits
 
 SECRET = "course-secret-0123456789abcdef"
-BUGGY = HEADS / "buggy" / "missing_scale.py"
+BUGGY = VARIANTS / "missing_scale.py"
 
 
 def test_the_key_comes_from_the_file_or_the_environment_and_its_label_says_nothing(tmp_path, monkeypatch):

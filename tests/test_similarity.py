@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from conftest import HEADS, REFERENCE
+from conftest import HEADS, REFERENCE, VARIANTS
 from disguises import DISGUISES, transplanted
 from grader.cli import cli
 from grader.report import CheckEntry, Report
@@ -66,7 +66,7 @@ def test_the_lesson_reordered_or_reformatted_is_no_signal():
     # only; two that ran a formatter on the lesson share its rewriting only.
     files = {path.stem: path.read_text() for path in SECOND_SET}
     for name in ("default_causal", "softmax_no_max_shift", "returns_swapped"):
-        head = (HEADS / "buggy" / f"{name}.py").read_text()
+        head = (VARIANTS / f"{name}.py").read_text()
         files[f"{name}_reordered"] = DISGUISES["reordered"](head)
         files[f"{name}_reformatted"] = DISGUISES["reformatted"](head)
     listed = _listed(files)
@@ -78,7 +78,7 @@ def test_a_disguise_keeps_what_the_head_computes(disguise):
     # The quality benchmark's copies must be copies a student would hand in: working ones.
     rng = np.random.default_rng(3)
     X, Wq, Wk, Wv = rng.normal(size=(5, 6)), rng.normal(size=(6, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 4))
-    for head in (LOOPS, HEADS / "buggy" / "causal_mask_not_bool.py", HEADS / "second_set" / "scales_queries_in_place.py"):
+    for head in (LOOPS, VARIANTS / "causal_mask_not_bool.py", HEADS / "second_set" / "scales_queries_in_place.py"):
         original, copy = types.SimpleNamespace(), types.SimpleNamespace()
         exec(compile(head.read_text(), str(head), "exec"), original.__dict__)
         exec(compile(DISGUISES[disguise](head.read_text()), "copy", "exec"), copy.__dict__)
@@ -143,7 +143,7 @@ def test_a_batch_lists_copies_by_code_and_by_behaviour_and_keeps_its_grades(tmp_
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     odd = HEADS / "second_set" / "temperature_half.py"  # a mistake the catalogue does not name
-    named = HEADS / "buggy" / "mask_inverted.py"  # one it names, rare in this class: counted as rare
+    named = VARIANTS / "mask_inverted.py"  # one it names, rare in this class: counted as rare
     for number in range(3):
         shutil.copyfile(REFERENCE, submissions / f"honest{number}.py")
     shutil.copyfile(LOOPS, submissions / "own.py")

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import HEADS, TESTS
+from conftest import HEADS, TESTS, VARIANTS
 
 from grader.engine.examples import encode_frame, read_frame_file
 from grader.engine.runner import CheckProcess
 from grader.sandbox import Limits
 
-MISSING_SCALE = HEADS / "buggy" / "missing_scale.py"
-SCALE_BY_DK = HEADS / "buggy" / "scale_by_dk.py"
+MISSING_SCALE = VARIANTS / "missing_scale.py"
+SCALE_BY_DK = VARIANTS / "scale_by_dk.py"
 FLIPS = TESTS / "submissions" / "flips_every_25_calls.py"
 
 

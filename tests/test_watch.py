@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REFERENCE, TESTS
+from conftest import REFERENCE, TESTS, VARIANTS
 
-NO_SCALE = TESTS / "heads" / "buggy" / "missing_scale.py"
+NO_SCALE = VARIANTS / "missing_scale.py"
 
 
 def _wait_for(stream_file: Path, text: str, count: int, timeout: float = 120) -> str:

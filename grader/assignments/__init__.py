@@ -326,6 +326,19 @@ class Assignment:
     convention
         A :class:`Convention` of the course's own, where the lesson leaves a choice; default
         ``None``: the lesson's.
+    variants
+        A folder of the assignment's holding student files that make its known mistakes,
+        each a whole file as a student hands it in (``.py``, in subfolders too), with two
+        header lines: ``# diagnosis: <id>[, <id>]`` (the mistakes it must be told, or
+        ``none``) and ``# must-fail: <check>[, <check>]`` (the checks it must lose points on;
+        ``*`` globs allowed). ``grader validate`` grades each and holds it to both. A mistake
+        whose variant cannot be written from its ``variants`` functions (a lambda, a
+        function made by another, or a mistake the inference names) is validated by such a
+        file, and one without ``caught_by`` has its checks declared there. Default ``""``:
+        none. Example: ``"variants"``, with ``variants/no_eps.py`` starting::
+
+            # diagnosis: layer_norm_no_eps
+            # must-fail: layer_norm.uses_eps, layer_norm.constant_row
 
     Fields the grader fills in when it loads the assignment (an author leaves them out):
     ``folder`` (the folder its files are named relative to; None: the grader's project),
@@ -367,6 +380,8 @@ class Assignment:
     pictures: Callable[[], Mapping[str, Picture]]
     # A course's own convention where the lesson leaves a choice (None: the lesson's).
     convention: Convention | None = None
+    # A folder of student files making its known mistakes, which `grader validate` grades.
+    variants: str = ""
     # Filled in by the grader when it loads the assignment (an author leaves them out):
     # the folder its files are named relative to (None: the grader's own project), the
     # Python packages of its checks (a course's extension adds its own to its base's),

@@ -158,7 +158,7 @@ def _described(module: ModuleType, folder: Path, spec: str, digest: str) -> Assi
         )
     for what, relative in (("reference", declared.reference), ("rubric", declared.rubric), *(
         (f"template[{handout!r}]", source) for handout, source in declared.template.items()
-    )):
+    ), *((("variants", declared.variants),) if declared.variants else ())):
         if not is_shipped(folder / relative):  # an extension's base files are the grader's
             refuse_outside(folder, folder / relative, f"its {what} {relative!r}", spec)
     own_checks = (f"{module.__name__}.checks",) if (folder / "checks").is_dir() else ()

@@ -112,6 +112,8 @@ def extend(base: str, *, more_mistakes: Callable[[], Iterable[Any]] | None = Non
         "reference": str(shipped.path(shipped.reference)),
         "rubric": str(shipped.path(shipped.rubric)),
         "template": {exported: str(shipped.path(source)) for exported, source in shipped.template.items()},
+        # The base's variant files were written for its rubric and catalogue, which a course changes.
+        "variants": "",
     }
     if more_mistakes is not None:
         changes.setdefault("mistakes", _with_more(shipped.mistakes, more_mistakes))

@@ -113,20 +113,20 @@ def depends_on_history(
 
 def hangs_on(function: str, hung: Any, answered: Any, seconds: float, helpers: Sequence[str] = ()) -> str:
     """The sentence of a function that timed out in a check: it did not return within
-    ``seconds`` on the probe ``hung``, and returned on ``answered`` (both
+    ``seconds`` on the probe ``hung``, and finished (returned or raised) on ``answered`` (both
     :class:`~grader.diagnoses.Probe` s, shown whole: which values it hangs on is the point);
     ``helpers``: those it may call that hang too, where the loop may be."""
     who = f"{function} (or {_and(list(helpers))}, if {function} calls {_them(helpers)})" if helpers else function
     return (
         f"{who} hangs on some inputs: {literal_call(hung)} did not return within {seconds:g} s, though "
-        f"{literal_call(answered)} returned, and the lesson's code answers both at once. A loop whose end "
+        f"{literal_call(answered)} finished within it, and the lesson's code answers both at once. A loop whose end "
         "depends on the values it is given (a while loop waiting for a condition, say) may never end on some "
         "inputs; the lesson's code needs no such loop."
     )
 
 
 def literal_call(probe: Any) -> str:
-    """``softmax(np.array([[1.0, -np.inf]]), axis=0)``: a probe's call, its arrays written out."""
+    """``f(np.array([[1.0, -np.inf]]), axis=0)``: a probe's call, its arrays written out."""
     shown = [_literal(value) for value in probe.args] + [f"{key}={_literal(value)}" for key, value in probe.kwargs.items()]
     return f"{probe.function}({', '.join(shown)})"
 

@@ -523,7 +523,7 @@ def _hangs_told(submission: Submission, budget: float) -> list[dict[str, str]]:
         left = deadline - time.monotonic()
         if left < seconds:
             return None  # too little time to tell a hang from a slow answer
-        submission.begin_check(budget=seconds)
+        submission.begin_check(budget=seconds, probe=False)  # each call gets its own seconds
         try:
             submission.call(probe.function, list(probe.args), dict(probe.kwargs))
         except CallTimedOut:
@@ -532,7 +532,6 @@ def _hangs_told(submission: Submission, budget: float) -> list[dict[str, str]]:
             return None if error.fails_fast else True  # a raise is an answer; a crash tells nothing
         return True
 
-    submission.begin_check(budget=seconds)  # first, the functions that timed out last are tried on their small input
     return diagnoses.hangs(returns, submission.assignment.mistakes(), submission.hangs_on_some_inputs, seconds)
 
 

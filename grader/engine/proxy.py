@@ -199,11 +199,11 @@ class Submission(StudentFunctions):
 
     # -- lifecycle, driven by the pytest plugin and the check decorator ---------------
 
-    def begin_check(self, check: str | None = None, budget: float | None = None) -> None:
+    def begin_check(self, check: str | None = None, budget: float | None = None, *, probe: bool = True) -> None:
         """Start ``check`` (None: not one of the rubric's) with ``budget`` seconds for all
         its calls (default: a check's budget): forget the previous check's failure and
-        restart its clock; before that, probe any function that timed out since the last
-        probe (see the module docstring)."""
+        restart its clock; before that, unless ``probe`` is False, probe any function that
+        timed out since the last probe (see the module docstring)."""
         self._drop_prefetched()  # before the clock starts: their wait is no check's
         # A check gets no more than what its submission's checks have left, keeping room to
         # explain and report: a submission slow on every check is graded (its later checks
@@ -211,7 +211,7 @@ class Submission(StudentFunctions):
         left = self._checks_left() if check is not None and budget is None else None
         # A probe is no check's, but it is the submission's time: it starts a fresh worker and
         # makes one call, so it runs only where both fit in what the checks have left.
-        if left is None or left >= self.limits.import_timeout + self.limits.call_timeout:
+        if probe and (left is None or left >= self.limits.import_timeout + self.limits.call_timeout):
             self._budget = self.limits.check_budget
             self._probe_timed_out()
         self._budget = self.limits.check_budget if budget is None else budget
@@ -377,9 +377,9 @@ class Submission(StudentFunctions):
 
     @property
     def hangs_on_some_inputs(self) -> list[str]:
-        """The functions that timed out in a check and have not been given up: each answered
-        its small input, or was not tried on it yet (see the module docstring)."""
-        return [function for function in self._timed_out_in if function not in self._hangs]
+        """The functions that timed out in a check and answered their small input when
+        tried on it after (see the module docstring): they hang on some inputs only."""
+        return [function for function in self._timed_out_in if function in self._probed and function not in self._hangs]
 
     def start_afresh(self) -> None:
         """Forget whatever the submission kept between calls: the next call starts a fresh worker."""

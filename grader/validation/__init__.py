@@ -6,6 +6,8 @@ What it grades (:mod:`grader.validation.submissions`) and what each must get:
 - the template: 0, and every function told it is not written yet;
 - each known mistake's variant: points lost on each check its mistake says catches it
   (``Mistake.caught_by``), and that mistake named, and no other;
+- each file of the assignment's ``variants`` folder: points lost on each check its
+  ``# must-fail:`` line names, and exactly the mistakes its ``# diagnosis:`` line names;
 - all of them graded twice, with one job and with several: the same scores, check
   statuses and named mistakes;
 - the mutants of the reference (:mod:`grader.validation.mutants`): one that still gets
@@ -19,6 +21,7 @@ students' are (sandbox, check process, rubric).
 
 from __future__ import annotations
 
+import fnmatch
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,9 +92,10 @@ def validate(
     findings = [_expected(file, first[file.student], rubric, assignment.function_names, alike) for file in files]
     findings.append(_same_twice(first, second, jobs))
     warnings = [f"mistake {item.mistake} is not validated: {item.why}" for item in unwritable]
+    declared = {mistake for file in files if file.kind == "variant" and file.caught_by for mistake in file.mistakes}
     warnings += [
         f"mistake {mistake.id} names no check in caught_by: validation cannot tell that its checks catch it"
-        for mistake in assignment.mistakes().mistakes if mistake.variants and not mistake.caught_by
+        for mistake in assignment.mistakes().mistakes if mistake.variants and not mistake.caught_by and mistake.id not in declared
     ]
     warnings += _left_to_do(assignment)
 
@@ -142,6 +146,27 @@ def _left_to_do(assignment: Assignment) -> list[str]:
     return found
 
 
+def _variant_expected(file: Planted, report: Report, rubric: Rubric, failed: list[str]) -> Finding:
+    """A file of the variants folder: it loses points on every check its ``# must-fail:``
+    names (a glob: on one check at least of those it matches), and is told exactly the
+    mistakes its ``# diagnosis:`` names."""
+    problems = []
+    for pattern in file.caught_by:
+        matched = [check for check in rubric.check_ids if fnmatch.fnmatchcase(check, pattern)]
+        if not matched:
+            problems.append(f"{pattern} is not a check of the rubric (must-fail)")
+        elif not set(matched) & set(failed):
+            problems.append(f"{pattern} passes: the file is meant to fail it")
+    named = _named(report)
+    problems += [f"{mistake} is not named (named: {', '.join(sorted(named)) or 'nothing'})" for mistake in file.mistakes if mistake not in named]
+    problems += [f"{other} is named too" for other in sorted(named - set(file.mistakes))]
+    if not any(check.status != "passed" and not check.bonus for check in report.checks):
+        problems.append("it gets full marks")
+    lost = f"loses points on {', '.join(failed)}" if failed else "loses no points"
+    told = ", ".join(file.mistakes) or "no mistake"
+    return Finding(not problems, f"variant {file.student.removeprefix('variant-')} ({told}): {lost}", tuple(problems))
+
+
 def _expected(file: Planted, report: Report, rubric: Rubric, functions: tuple[str, ...], alike: set[str]) -> Finding:
     if report.status == "error":
         return Finding(False, f"{file.student}: graded with an error", (report.error or "",))
@@ -159,6 +184,8 @@ def _expected(file: Planted, report: Report, rubric: Rubric, functions: tuple[st
         problems = [f"{name} is not told it is not written yet" for name in untold]
         what = f"the template gets {report.score:g}/{report.max_score:g}"
         return Finding(not problems and report.score == 0, what, tuple(problems))
+    if file.kind == "variant":
+        return _variant_expected(file, report, rubric, failed)
     graded = set(rubric.check_ids)
     problems = [f"{check} is not a check of the rubric (caught_by)" for check in file.caught_by if check not in graded]
     problems += [f"{check} passes: it is meant to catch {file.mistake}" for check in file.caught_by if check in graded and check not in failed]

@@ -1,5 +1,7 @@
-"""The submissions ``grader validate`` grades: the reference, the template, and a file per
-variant of each known mistake (the reference with that one function replaced).
+"""The submissions ``grader validate`` grades: the reference, the template, a file per
+variant of each known mistake (the reference with that one function replaced), and the
+files of the assignment's ``variants`` folder (whole files a student could hand in, each
+declaring the mistakes it must be told and the checks it must fail).
 
 A variant is written as a file from its own source: a top-level ``def`` (a lambda or a
 function built by another cannot be), renamed to the function it stands in for and
@@ -18,12 +20,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.assignments import Assignment
+from grader.errors import UsageError
 
 
 @dataclass(frozen=True)
 class Planted:
-    """A file to grade and what it must get: ``kind`` is reference, template or mistake;
-    a mistake's id and the checks meant to catch it."""
+    """A file to grade and what it must get: ``kind`` is reference, template, mistake (a
+    variant function written into the reference) or variant (a file of the assignment's
+    ``variants`` folder); a mistake's id (a variant file's ids, in ``mistakes``) and the
+    checks meant to catch it (a variant file's may be globs)."""
 
     student: str
     source: str
@@ -31,6 +36,7 @@ class Planted:
     mistake: str = ""
     function: str = ""
     caught_by: tuple[str, ...] = ()
+    mistakes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,10 +48,13 @@ class Unwritable:
 
 
 def planted(assignment: Assignment) -> tuple[list[Planted], list[Unwritable]]:
-    """Every file validation grades, and the mistakes it cannot write as a file."""
+    """Every file validation grades, and the mistakes it cannot write as a file (those a
+    variant file makes are written)."""
     reference = assignment.path(assignment.reference).read_text(encoding="utf-8")
     template = assignment.path(assignment.template[assignment.handout]).read_text(encoding="utf-8")
-    files = [Planted("reference", reference, "reference"), Planted("template", template, "template")]
+    variant_files = variants(assignment)
+    files = [Planted("reference", reference, "reference"), Planted("template", template, "template"), *variant_files]
+    made = {mistake for file in variant_files for mistake in file.mistakes}
     unwritable = []
     defined = _top_level_names(reference) | set(dir(builtins))
     governed = assignment.convention.governs if assignment.convention is not None else frozenset()
@@ -53,8 +62,6 @@ def planted(assignment: Assignment) -> tuple[list[Planted], list[Unwritable]]:
         if mistake.function in governed:
             unwritable.append(Unwritable(mistake.id, f"{mistake.function} follows the course's convention, where no mistake is named"))
             continue
-        if not mistake.variants:
-            unwritable.append(Unwritable(mistake.id, "it has no variant (it is named by the inference or a test of the answers)"))
         for number, variant in enumerate(mistake.variants, start=1):
             written = variant_source(variant, mistake.function, defined)
             if isinstance(written, str):
@@ -62,9 +69,35 @@ def planted(assignment: Assignment) -> tuple[list[Planted], list[Unwritable]]:
                 files.append(
                     Planted(student, f"{reference}\n\n{written}\n", "mistake", mistake.id, mistake.function, mistake.caught_by)
                 )
-            else:
+            elif mistake.id not in made:
                 unwritable.append(Unwritable(mistake.id, written.why))
+        if not mistake.variants and mistake.id not in made:
+            unwritable.append(Unwritable(mistake.id, "it has no variant (it is named by the inference or a test of the answers)"))
     return files, unwritable
+
+
+HEADER = re.compile(r"^# (diagnosis|must-fail):(.*)$", re.MULTILINE)
+
+
+def variants(assignment: Assignment) -> list[Planted]:
+    """The files of the assignment's ``variants`` folder, each with what it declares."""
+    if not assignment.variants:
+        return []
+    folder = assignment.path(assignment.variants)
+    if not folder.is_dir():
+        raise UsageError(f"the assignment's variants folder {assignment.variants!r} is not a folder")
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        declared: dict[str, tuple[str, ...]] = {}
+        for key, value in HEADER.findall(source):
+            declared.setdefault(key, tuple(item.strip() for item in value.split(",") if item.strip()))
+        relative = path.relative_to(folder).with_suffix("").as_posix()
+        if "diagnosis" not in declared or "must-fail" not in declared:
+            raise UsageError(f"variants/{relative}.py declares no '# diagnosis:' or no '# must-fail:' line")
+        mistakes = tuple(mistake for mistake in declared["diagnosis"] if mistake != "none")
+        found.append(Planted(f"variant-{_safe(relative)}", source, "variant", caught_by=declared["must-fail"], mistakes=mistakes))
+    return found
 
 
 class _Why:

@@ -82,6 +82,7 @@ ASSIGNMENT = Assignment(
     task="the four functions from the lesson",
     reference=REFERENCE_HEAD,
     rubric="rubrics/attention_head.toml",
+    variants="grader/assignments/attention_head/variants",
     template={
         "attention.py": "student_template/attention.py",
         "README.md": "student_template/README.md",

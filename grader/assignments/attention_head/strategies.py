@@ -181,12 +181,16 @@ def large_score_self_attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, np.n
     side = sides(4)
     n, d_model, d_k, d_v = draw(side), draw(side), draw(side), draw(side)
     source = arrays(draw)
-    return (
-        source.floats((n, d_model), 6, step=1),
-        source.floats((d_model, d_k), 2, step=1),
-        source.floats((d_model, d_k), 2, step=1),
-        source.floats((d_model, d_v), 1.0),
-    )
+    X, Wq, Wk = source.floats((n, d_model), 6, step=1), source.floats((d_model, d_k), 2, step=1), source.floats((d_model, d_k), 2, step=1)
+    # Token 0 is 6 times the first unit vector and the first rows of Wq and Wk are all 2: its
+    # own score is 144 sqrt(d_k), so the largest score is never 0.
+    X[0], Wq[0], Wk[0] = 0.0, 2.0, 2.0
+    X[0, 0] = 6.0
+    # Scaled up by a whole number until the largest score is 1e3 or more (X is in Q and K,
+    # so the scores grow with its square): a softmax without the max shift overflows.
+    largest = np.abs((X @ Wq) @ (X @ Wk).T).max() / np.sqrt(d_k)
+    X *= max(1.0, np.ceil(np.sqrt(1000.0 / largest)))
+    return X, Wq, Wk, source.floats((d_model, d_v), 1.0)
 
 
 @st.composite

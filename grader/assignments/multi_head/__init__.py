@@ -82,6 +82,7 @@ ASSIGNMENT = Assignment(
     task="split_heads, merge_heads and multi_head_attention from the handout",
     reference=REFERENCE_HEAD,
     rubric="rubrics/multi_head.toml",
+    variants="grader/assignments/multi_head/variants",
     template={
         "multi_head.py": "student_template/multi_head.py",
         "README.md": "student_template/multi_head.md",

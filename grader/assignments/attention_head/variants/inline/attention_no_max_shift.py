@@ -1,0 +1,42 @@
+"""self_attention computes attention itself, in own_attention, where attention computes softmax itself, without subtracting the row max first; the file's attention is the lesson's."""
+# must-fail: self_attention.large_logits
+# diagnosis: self_attention_no_max_shift
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)  # stability: exp never overflows
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def own_attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(d_k)  # (n_q, n_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)  # mask == False -> weight 0
+    e = np.exp(scores)
+    A = e / e.sum(axis=-1, keepdims=True)
+    return A @ V, A  # (n_q, d_v), (n_q, n_k)
+
+
+def _unused_self_attention(X, Wq, Wk, Wv, mask=None):
+    return attention(X @ Wq, X @ Wk, X @ Wv, mask)
+
+
+def causal_mask(n):
+    return np.tril(np.ones((n, n), dtype=bool))  # token i may see j <= i
+
+
+def attention(Q, K, V, mask=None):
+    d_k = Q.shape[-1]
+    scores = (Q @ K.T) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores, axis=-1)
+    return A @ V, A
+
+
+def self_attention(X, Wq, Wk, Wv, mask=None):
+    return own_attention(X @ Wq, X @ Wk, X @ Wv, mask)
