@@ -47,4 +47,4 @@ def test_grades_are_identical_whatever_the_jobs_and_the_cache(tmp_path, monkeypa
     assert list((tmp_path / "cache").glob("attention-grader/examples/*/public/attention_head/traces/*/*/*.trace"))
     assert two_jobs == one_job
     scores = {name: json.loads(text)["score"] for name, text in one_job.items() if name.endswith(".json")}
-    assert scores["reference_attention.json"] >= 100 and scores["buggy_missing_scale.json"] < 100
+    assert scores["reference_attention.json"] >= 100 and scores["variants_missing_scale.json"] < 100
