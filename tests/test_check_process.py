@@ -20,6 +20,7 @@ SLEEPS = TESTS / "submissions" / "sleeps_in_softmax.py"
 SLOW_DIAGNOSIS = TESTS / "submissions" / "slow_only_when_diagnosed.py"
 IMPORT_SLEEPER = TESTS / "hostile" / "sleeps_forever_at_import.py"
 TIES = TESTS / "submissions" / "waits_for_a_unique_maximum.py"
+COUNTER = TESTS / "submissions" / "hangs_after_six_calls.py"
 
 
 def test_results_do_not_depend_on_what_the_process_graded_before(rubric, isolation):
@@ -131,4 +132,13 @@ def test_a_function_that_hangs_only_on_some_inputs_is_told_one_it_hangs_on_and_o
     run = run_checks(TIES.read_bytes(), dataclasses.replace(rubric, checks=checks), Limits(isolation=isolation, **TIGHT))
     assert [result.status for result in run.results] == ["timeout", "timeout"]
     told = [diagnosis["message"] for diagnosis in run.diagnoses]
-    assert told[0].startswith("softmax hangs on some inputs: softmax(np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]])) did not return within 1 s, though softmax(")
+    assert told[0].startswith("softmax hangs on some inputs: softmax(np.array([[-np.inf, -np.inf, -np.inf], [1.0, 2.0, 3.0]])) did not return within 1 s, even as the first call of a fresh process, though softmax(")
+
+
+def test_a_hang_that_depends_on_earlier_calls_is_not_told_as_one_on_some_inputs(rubric, isolation):
+    """softmax spins from its seventh call in a process on: a probe that does not return
+    returns when called first in a fresh process, so no input is said to make it hang."""
+    checks = tuple(check for check in rubric.checks if check.id in ("softmax.rows_sum_to_one", "softmax.large_logits"))
+    run = run_checks(COUNTER.read_bytes(), dataclasses.replace(rubric, checks=checks), Limits(isolation=isolation, **TIGHT))
+    assert "timeout" in [result.status for result in run.results]
+    assert not any("hangs on some inputs" in diagnosis["message"] for diagnosis in run.diagnoses), run.diagnoses

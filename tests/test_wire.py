@@ -196,3 +196,29 @@ def test_nested_lists_that_make_no_one_array_arrive_as_their_parts():
     assert out.tolist() == [[1.0, 2.0, 3.0]] and A.tolist() == [[0.5, 0.5]]
     assert wire.unpack(header["square"], arrays).shape == (2, 2)
     assert repr(wire.unpack(header["ragged"], arrays)).startswith("a list")
+
+
+def test_what_python_unpacks_into_a_pair_arrives_as_its_parts():
+    """A generator, dict.values() and a 1-D array of objects hold (out, A) as `out, A = ...`
+    reads them; a dict (its keys), a string and an endless generator do not."""
+
+    def pair():
+        yield np.ones((2, 3))
+        yield np.full((2, 2), 0.5)
+
+    def endless():
+        while True:
+            yield 1.0
+
+    objects = np.empty(2, dtype=object)
+    objects[0], objects[1] = np.ones((2, 3)), np.full((2, 2), 0.5)
+    packer = wire.ArrayPacker()
+    values = {"generator": pair(), "view": {"out": np.ones((2, 3)), "A": np.full((2, 2), 0.5)}.values(), "objects": objects}
+    refused = {"dict": {"out": 1.0}, "endless": endless()}
+    packed = {name: packer.pack(value) for name, value in {**values, **refused}.items()}
+    header, arrays = roundtrip(wire.encode(packed, packer.arrays))
+    for name in values:
+        out, A = wire.unpack(header[name], arrays)
+        assert out.shape == (2, 3) and A.tolist() == [[0.5, 0.5], [0.5, 0.5]], name
+    for name in refused:
+        assert repr(wire.unpack(header[name], arrays)).startswith("a "), name

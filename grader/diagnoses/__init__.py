@@ -1388,10 +1388,11 @@ MOST_HANGS = 3
 def hangs(returns: Callable[[Probe], bool | None], known: Mistakes, functions: Iterable[str], seconds: float) -> list[dict[str, str]]:
     """Where each of ``functions`` (those that timed out in a check, and answer some input)
     hangs: its probes are called smallest first, ``returns(probe)`` saying whether the call
-    returned within ``seconds`` (None: it tells nothing, as a crash), until one returned and
-    one did not, or MOST_HANGS did not (each costs ``seconds``). A function over a helper found
-    hanging is told so conditionally. Nothing is said of a function without both calls."""
-    found, hanging = [], set()
+    finished (False: it did not return within ``seconds``, called first in a fresh process;
+    None: it tells nothing, as a crash), until one finished and one did not, or MOST_HANGS
+    did not. A function over helpers is told so conditionally (the loop may be theirs).
+    Nothing is said of a function without both calls."""
+    found = []
     for function in [name for name in known.probes if name in set(functions)]:
         hung = answered = None
         hangs_seen = 0
@@ -1404,9 +1405,8 @@ def hangs(returns: Callable[[Probe], bool | None], known: Mistakes, functions: I
             if (hung and answered) or hangs_seen == MOST_HANGS:
                 break
         if hung and answered:
-            hanging.add(function)
-            helpers = sorted(_helpers_below(known, function) & hanging)
-            found.append({"id": OBSERVED, "message": located.hangs_on(function, hung, answered, seconds, helpers)})
+            helpers = sorted(_helpers_below(known, function))
+            found.append({"id": OBSERVED, "message": located.hangs_on(function, _parameters(known, function), hung, answered, seconds, helpers)})
     return found
 
 

@@ -111,18 +111,32 @@ def depends_on_history(
     )
 
 
-def hangs_on(function: str, hung: Any, answered: Any, seconds: float, helpers: Sequence[str] = ()) -> str:
+def hangs_on(
+    function: str, parameters: Sequence[str], hung: Any, answered: Any, seconds: float, helpers: Sequence[str] = ()
+) -> str:
     """The sentence of a function that timed out in a check: it did not return within
-    ``seconds`` on the probe ``hung``, and finished (returned or raised) on ``answered`` (both
-    :class:`~grader.diagnoses.Probe` s, shown whole: which values it hangs on is the point);
-    ``helpers``: those it may call that hang too, where the loop may be."""
+    ``seconds`` on the probe ``hung``, called first in a fresh process, and finished
+    (returned or raised) on ``answered`` (both :class:`~grader.diagnoses.Probe` s, their
+    values written out where short: which values it hangs on is the point); ``helpers``:
+    those it may call, where the loop may be."""
     who = f"{function} (or {_and(list(helpers))}, if {function} calls {_them(helpers)})" if helpers else function
     return (
-        f"{who} hangs on some inputs: {literal_call(hung)} did not return within {seconds:g} s, though "
-        f"{literal_call(answered)} finished within it, and the lesson's code answers both at once. A loop whose end "
-        "depends on the values it is given (a while loop waiting for a condition, say) may never end on some "
-        "inputs; the lesson's code needs no such loop."
+        f"{who} hangs on some inputs: {_shown(function, parameters, hung)} did not return within {seconds:g} s, "
+        f"even as the first call of a fresh process, though {_shown(function, parameters, answered)} finished, and the lesson's "
+        "code answers both at once. A loop whose end depends on the values it is given (a while loop waiting for "
+        "a condition, say) may never end on some inputs; the lesson's code needs no such loop."
     )
+
+
+def _shown(function: str, parameters: Sequence[str], probe: Any) -> str:
+    """A probe's call with its values, or with its arguments' shapes where the values are long."""
+    written = literal_call(probe)
+    return written if len(written) <= LONGEST_LITERAL else _call(function, parameters, probe)
+
+
+# Longer calls are told by their arguments' shapes: a sentence stays readable (and whole: a
+# report keeps 1000 characters of each).
+LONGEST_LITERAL = 160
 
 
 def literal_call(probe: Any) -> str:

@@ -56,8 +56,8 @@ RUBRIC = pytest.StashKey[Rubric]()  # what this run grades with; its assignment 
 # import of a worker started again during them (after a call that hung): its worker's stop
 # and its results' writing come after them.
 EXPLAIN_MARGIN_S = 2.0
-# How long a diagnosis's call waits before it reads as a hang: every working version answers its
-# small probes in milliseconds.
+# How long a diagnosis's call waits before it is tried again as a hang: every working version
+# answers its small probes in milliseconds.
 HANG_PROBE_S = 1.0
 
 
@@ -214,6 +214,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if RUBRIC in config.stash:
+        # A folder's own python_files pattern (python_files = *.py) may collect a check module
+        # a second time, as a plain module of pytest's: only this plugin's CheckModule runs it.
+        folders = set(config.stash[RUBRIC].of.checks_folders)
+        twice = [item for item in items if item.path.parent in folders and not isinstance(item.parent, CheckModule)]
+        if twice:
+            config.hook.pytest_deselected(items=twice)
+            items[:] = [item for item in items if item not in twice]
         # Only the rubric's checks (the assignment's own rubric by default: a course's may
         # leave out checks of the assignment it extends).
         wanted = set(config.stash[RUBRIC].check_ids)
@@ -369,6 +376,13 @@ class StudentView:
         score = sum(check.points for check in checks if self.passed[check.id] and not check.bonus)
         bonus = sum(check.points for check in checks if self.passed[check.id] and check.bonus)
         extra = f" (+{bonus:g} bonus)" if bonus else ""
+        if len(checks) < len(self.rubric.checks):  # -k, -x, a test file of one's own: not a grade
+            ran = sum(check.points for check in checks if not check.bonus)
+            terminalreporter.write_sep(
+                "=", f"{score:g}/{ran:g} points on the {len(checks)} of {len(self.rubric.checks)} checks run{extra} "
+                f"({self.rubric.name}: run them all for a score out of {self.rubric.max_score:g})",
+            )
+            return
         terminalreporter.write_sep("=", f"{score:g}/{self.rubric.max_score:g} points{extra} ({self.rubric.name})")
 
 
@@ -515,13 +529,16 @@ def _diagnose(
 
 def _hangs_told(submission: Submission, budget: float) -> list[dict[str, str]]:
     """Where each function that timed out in a check, but answers some input, hangs (see
-    :func:`grader.diagnoses.hangs`): each probe gets HANG_PROBE_S at most, within ``budget``."""
+    :func:`grader.diagnoses.hangs`), within ``budget``: each probe gets HANG_PROBE_S, and one
+    that does not return then is called again as the first call of a fresh worker, with the
+    whole call timeout. Only a call that does not return then either counts as a hang: a
+    slow answer, or a loop that depends on earlier calls (a counter), is not one."""
     deadline = time.monotonic() + budget
-    seconds = min(HANG_PROBE_S, submission.limits.call_timeout)
+    timeout = submission.limits.call_timeout
 
-    def returns(probe: diagnoses.Probe) -> bool | None:
-        left = deadline - time.monotonic()
-        if left < seconds:
+    def within(probe: diagnoses.Probe, seconds: float) -> bool | None:
+        """Whether the call finished within ``seconds``."""
+        if deadline - time.monotonic() < seconds:
             return None  # too little time to tell a hang from a slow answer
         submission.begin_check(budget=seconds, probe=False)  # each call gets its own seconds
         try:
@@ -532,7 +549,17 @@ def _hangs_told(submission: Submission, budget: float) -> list[dict[str, str]]:
             return None if error.fails_fast else True  # a raise is an answer; a crash tells nothing
         return True
 
-    return diagnoses.hangs(returns, submission.assignment.mistakes(), submission.hangs_on_some_inputs, seconds)
+    def returns(probe: diagnoses.Probe) -> bool | None:
+        quick = within(probe, min(HANG_PROBE_S, timeout))
+        if quick is not False:
+            return quick
+        try:
+            submission.start_afresh(ready=True)
+        except SubmissionError:
+            return None
+        return None if within(probe, timeout) is not False else False
+
+    return diagnoses.hangs(returns, submission.assignment.mistakes(), submission.hangs_on_some_inputs, timeout)
 
 
 @pytest.fixture(scope="session")

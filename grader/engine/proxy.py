@@ -381,10 +381,16 @@ class Submission(StudentFunctions):
         tried on it after (see the module docstring): they hang on some inputs only."""
         return [function for function in self._timed_out_in if function in self._probed and function not in self._hangs]
 
-    def start_afresh(self) -> None:
-        """Forget whatever the submission kept between calls: the next call starts a fresh worker."""
+    def start_afresh(self, *, ready: bool = False) -> None:
+        """Forget whatever the submission kept between calls: the next call starts a fresh
+        worker. With ``ready``, wait for that worker to have imported the submission (within
+        the import timeout, not a check's clock), so the next call's time is its own; an
+        import that fails raises as a call would."""
         self._drop_prefetched()
         self._discard_worker()
+        if ready:
+            self._check = None  # the import's wait is no check's
+            self._ready_worker()
 
     def close(self) -> None:
         for worker in (self._worker, self._starting):

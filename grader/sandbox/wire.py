@@ -12,6 +12,7 @@ the worker runs it from a copy inside the sandbox, away from the rest of the gra
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -93,9 +94,10 @@ class ArrayPacker:
     """Turns nested Python values into JSON-able values plus a list of arrays.
 
     Tuples stay sequences (``(out, A)``), and so does a list of arrays (``return [out,
-    A]``), or of nested lists that make no one array (``[out.tolist(), A.tolist()]``); other
-    lists, scalars and arrays become arrays, so a head that returns nested lists is graded
-    like one that returns an ndarray. Floats wider than float64
+    A]``), or of nested lists that make no one array (``[out.tolist(), A.tolist()]``), and
+    what Python unpacks but numpy does not read (a generator, ``dict.values()``, an array of
+    objects); other lists, scalars and arrays become arrays, so a head that returns nested
+    lists is graded like one that returns an ndarray. Floats wider than float64
     (``np.longdouble``) are sent as float64, which the checks compare in anyway.
     """
 
@@ -110,6 +112,9 @@ class ArrayPacker:
         )
         if sequence and depth < MAX_NESTING:
             return {"$tuple": [self.pack(item, depth + 1) for item in value]}
+        parts = _unpacked(value) if depth < MAX_NESTING else None
+        if parts is not None:  # a generator, dict.values(), an array of objects: what `out, A = value` reads
+            return {"$tuple": [self.pack(item, depth + 1) for item in parts]}
         try:
             array = _plain_array(value)
         except Exception as error:  # a ragged list, a custom object, ...
@@ -124,6 +129,26 @@ class ArrayPacker:
             return {"$unsupported": described}
         self.arrays.append(array)
         return {"$array": len(self.arrays) - 1}
+
+
+# The most parts a value that is neither a list, a tuple nor an array is read into (a
+# generator may never end).
+MOST_PARTS = 8
+
+
+def _unpacked(value: Any) -> list[Any] | None:
+    """The parts of a value that Python unpacks but numpy does not read as one array: a
+    generator or an iterator, a dict's keys, values or items, a 1-D array of objects; None
+    for anything else (a str, a dict, a number, an array of numbers), or one of more parts."""
+    if isinstance(value, np.ndarray):
+        return list(value) if value.dtype == object and value.ndim == 1 and 0 < len(value) <= MOST_PARTS else None
+    if isinstance(value, (str, bytes, dict, list, tuple)) or not hasattr(value, "__iter__"):
+        return None
+    try:
+        parts = list(itertools.islice(iter(value), MOST_PARTS + 1))
+    except Exception:  # noqa: BLE001 - the student's iterator may raise anything
+        return None
+    return parts if 0 < len(parts) <= MOST_PARTS else None
 
 
 def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:

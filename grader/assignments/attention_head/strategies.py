@@ -43,7 +43,8 @@ def logits(min_dims: int = 1, max_dims: int = 3, bound: float = 20.0) -> st.Sear
 
 
 TWO_OR_THREE_D_LOGITS = logits(min_dims=2)
-AXES = {ndim: st.integers(0, ndim - 2) for ndim in (2, 3)}
+# Every axis but the last, counted from the front or from the back (-2 is not -1).
+AXES = {ndim: st.sampled_from([*range(ndim - 1), *range(-ndim, -1)]) for ndim in (2, 3)}
 
 
 @st.composite
