@@ -141,11 +141,14 @@ LONGEST_LITERAL = 160
 
 def literal_call(probe: Any) -> str:
     """``f(np.array([[1.0, -np.inf]]), axis=0)``: a probe's call, its arrays written out."""
-    shown = [_literal(value) for value in probe.args] + [f"{key}={_literal(value)}" for key, value in probe.kwargs.items()]
+    shown = [literal(value) for value in probe.args] + [f"{key}={literal(value)}" for key, value in probe.kwargs.items()]
     return f"{probe.function}({', '.join(shown)})"
 
 
-def _literal(value: Any) -> str:
+def literal(value: Any) -> str:
+    """A value as Python source to paste beside ``import numpy as np``: an array as
+    ``np.array([...])`` (``np.inf`` and ``np.nan`` for its non-finite entries, ``dtype=bool``
+    for a mask), anything else by its repr."""
     if not isinstance(value, np.ndarray):
         return repr(value)
     written = re.sub(r"\b(inf|nan)\b", r"np.\1", repr(value.tolist()))

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.diagnoses.located import literal
 from grader.engine.proxy import Call
 
 MAX_ELEMENTS = 2000
@@ -33,11 +34,6 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def _literal(array: np.ndarray) -> str:
-    suffix = ", dtype=bool" if array.dtype == np.bool_ else ""
-    return f"np.array({array.tolist()!r}{suffix})"
-
-
 NOTEBOOK_HINT = "# Paste into a new cell at the end of your notebook, after running the cells above it."
 
 
@@ -55,7 +51,7 @@ def repro(calls: list[Call], *, module: str, notebook: bool = False) -> str:
         names = []
         for name, value in call.arguments.items():
             if isinstance(value, np.ndarray):
-                lines.append(f"{name}{suffix} = {_literal(value)}")
+                lines.append(f"{name}{suffix} = {literal(value)}")
                 shown = f"{name}{suffix}"
             else:
                 shown = repr(value)

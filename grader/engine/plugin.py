@@ -64,9 +64,12 @@ HANG_PROBE_S = 1.0
 def check_id(item: pytest.Item) -> str:
     """The stable id of a check: ``<module>.<function name without test_>`` (a student's
     pytest names its items so: see StudentView)."""
-    module = item.module.__name__.rpartition(".")[2]
     name = item.originalname
-    return f"{module}.{name.removeprefix('test_')}" if name.startswith("test_") else name
+    return _check_id(item.module.__name__, name) if name.startswith("test_") else name
+
+
+def _check_id(module: str, function: str) -> str:
+    return f"{module.rpartition('.')[2]}.{function.removeprefix('test_')}"
 
 
 def _submission_index(item: pytest.Item) -> int:
@@ -358,8 +361,7 @@ class StudentView:
         modules (``test_large_logits``)."""
         if not isinstance(collector, CheckModule) or not name.startswith("test_") or not inspect.isfunction(obj):
             return None
-        check = f"{collector.module_name.rpartition('.')[2]}.{name.removeprefix('test_')}"
-        return pytest.Function.from_parent(collector, name=check, callobj=obj)
+        return pytest.Function.from_parent(collector, name=_check_id(collector.module_name, name), callobj=obj)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         found = self.config.stash[EXTRAS].found[0]["diagnoses"] if EXTRAS in self.config.stash else []
