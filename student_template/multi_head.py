@@ -25,7 +25,8 @@ def split_heads(X, n_heads):
 
     X: (n, d_model), with d_model a multiple of n_heads; d_head = d_model // n_heads.
     Returns an array (n_heads, n, d_head) whose head h is X[:, h*d_head:(h+1)*d_head]:
-    the same n tokens, each keeping only its own slice of columns.
+    the same n tokens, each keeping only its own slice of columns. Raises ValueError when
+    d_model is no multiple of n_heads (a bonus point).
     """
     raise NotImplementedError("split_heads is not written yet")
 

@@ -1,9 +1,9 @@
 """Work-in-progress heads, the files students grade most: some functions finished the
 lesson's way, the others still stubs or placeholders.
 
-Every function of the head is written in each unfinished way a student leaves one (``pass``,
-``raise NotImplementedError``, zeros, its input, a constant or uniform placeholder, ``np.exp``
-without the division, ...), alone beside the lesson's other three functions, and every
+Every function of the head is written in each unfinished way a student leaves one (no def
+yet, ``pass``, ``raise NotImplementedError``, zeros, its input, a constant or uniform
+placeholder, ``np.exp`` without the division, ...), alone beside the lesson's other three functions, and every
 function in the same way at once, and the likely pairs (a stub ``softmax`` under a finished
 ``attention``, ...). None of them makes a mistake the catalogue names: the functions that are
 finished are the lesson's, so a head here may be told what its stubs do, never a mistake id.
@@ -23,8 +23,9 @@ SIGNATURES = {
     "self_attention": "self_attention(X, Wq, Wk, Wv, mask=None)",
     "causal_mask": "causal_mask(n)",
 }
-# Each unfinished way, per function: the body a student leaves.
-STUBS: dict[str, dict[str, str]] = {
+# Each unfinished way, per function: the body a student leaves (None: no def at all yet).
+STUBS: dict[str, dict[str, str | None]] = {
+    "missing": {name: None for name in FUNCTIONS},
     "pass": {name: "pass" for name in FUNCTIONS},
     "ellipsis": {name: "..." for name in FUNCTIONS},
     "not_implemented": {name: f'raise NotImplementedError("{name} is not written yet")' for name in FUNCTIONS},
@@ -93,6 +94,8 @@ def head(stubs: dict[str, str]) -> str:
     reference = _reference_bodies()
     parts = ['"""A head in progress."""', "", "import numpy as np", ""]
     for name in FUNCTIONS:
+        if name in stubs and stubs[name] is None:
+            continue
         body = f"    {stubs[name]}" if name in stubs else reference[name]
         parts += ["", f"def {SIGNATURES[name]}:", body, ""]
     return "\n".join(parts)

@@ -15,6 +15,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import MULTI_HEAD_VARIANTS, ROOT, TESTS, expectation, head_id
@@ -62,7 +63,7 @@ def test_the_reference_earns_full_marks(graded, rubric):
     report = graded[head_id(REFERENCE)]
     assert report.assignment == "multi_head"
     assert {c.id: c.feedback for c in report.checks if c.status != "passed"} == {}
-    assert report.score == rubric.max_score == 100
+    assert rubric.max_score == 100 and report.score == 101  # and the bonus point: its split_heads refuses an uneven width
     assert report.diagnoses == []
     assert set(report.pictures) == {"head_0", "head_1"}
     assert report.pictures["head_0"]["student"] == report.pictures["head_0"]["reference"]
@@ -77,8 +78,8 @@ def test_the_template_earns_zero_and_says_what_is_not_written(graded):
 @pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
 def test_correct_heads_lose_no_points_and_are_told_nothing(graded, rubric, path: Path):
     report = graded[head_id(path)]
-    assert {c.id: c.feedback for c in report.checks if c.status != "passed"} == {}
-    assert report.score == rubric.max_score
+    assert {c.id: c.feedback for c in report.checks if c.status != "passed" and not c.bonus} == {}
+    assert report.score >= rubric.max_score  # plus the bonus point, where split_heads refuses an uneven width
     assert report.diagnoses == []
 
 
@@ -96,6 +97,27 @@ def test_buggy_heads_fail_the_check_that_names_their_mistake_and_are_told_it(gra
             assert "from multi_head import" in check.counterexample["repro"]
 
 
+def test_the_bonus_for_refusing_an_uneven_width_goes_to_the_heads_whose_split_heads_raises(graded):
+    # The truth, from each head's own split_heads run here: 5 columns cannot make 2 heads.
+    import importlib.util
+
+    outcomes = set()
+    for path in CORRECT:
+        spec = importlib.util.spec_from_file_location(f"head_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        try:
+            module.split_heads(np.arange(10.0).reshape(2, 5), 2)
+            refuses = False
+        except (ValueError, AssertionError):
+            refuses = True
+        bonus = next(check for check in graded[head_id(path)].checks if check.id == "split_merge.split_refuses_uneven_width")
+        assert bonus.bonus and (bonus.status == "passed") == refuses, path.name
+        assert graded[head_id(path)].score == 100 + refuses, path.name
+        outcomes.add(refuses)
+    assert outcomes == {True, False}  # the correct heads hold both kinds (an assert and a silent slice among them)
+
+
 def test_the_second_sets_correct_heads_get_full_marks_and_nine_in_ten_of_its_mistakes_are_named_none_wrongly(graded, rubric):
     hits = wanted = 0
     for path in SECOND_SET:
@@ -106,7 +128,7 @@ def test_the_second_sets_correct_heads_get_full_marks_and_nine_in_ten_of_its_mis
         if declared:
             assert report.score < rubric.max_score, path.name
         else:
-            assert report.score == rubric.max_score and report.diagnoses == [], path.name
+            assert report.score >= rubric.max_score and report.diagnoses == [], path.name
         hits, wanted = hits + len(named), wanted + len(declared)
     assert wanted >= 25 and hits >= 0.9 * wanted
 
@@ -155,7 +177,7 @@ def test_a_folder_without_the_handout_gets_a_report_and_a_batch_of_the_other_ass
     assert kim["status"] == "error" and kim["error"] == (
         "kim/ holds 'solution.py' but no multi_head.py: rename the file to grade to multi_head.py."
     )
-    assert json.loads((out / "erin.json").read_text())["score"] == 100
+    assert json.loads((out / "erin.json").read_text())["score"] == 101  # with the bonus point
     assert "another assignment" not in result.output
 
 
@@ -167,7 +189,7 @@ def test_check_takes_the_assignment_from_the_option_the_rubric_or_the_file_name(
     shutil.copyfile(REFERENCE, other)
     sandbox = ["--sandbox", "process"]
     by_name = runner.invoke(cli, ["check", str(named), *sandbox])
-    assert by_name.exit_code == 0 and "23 of 23 checks passed; 100/100 points." in by_name.output
+    assert by_name.exit_code == 0 and "24 of 24 checks passed; 100/100 points (+1 bonus)." in by_name.output
     by_option = runner.invoke(cli, ["check", "--assignment", "multi_head", str(other), *sandbox])
     assert by_option.exit_code == 0 and "100/100 points" in by_option.output
     by_rubric = runner.invoke(cli, ["check", "--rubric", str(ROOT / "rubrics" / "multi_head.toml"), str(other), *sandbox])
@@ -192,7 +214,7 @@ def test_the_pytest_plugin_grades_the_assignment_it_is_told(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )
     assert run.returncode == 0, run.stdout[-2000:]
-    assert "100/100 points (multi_head)" in run.stdout
+    assert "100/100 points (+1 bonus) (multi_head)" in run.stdout
     named = tmp_path / "multi_head.py"
     shutil.copyfile(REFERENCE, named)
     run = subprocess.run(
@@ -200,7 +222,7 @@ def test_the_pytest_plugin_grades_the_assignment_it_is_told(tmp_path):
          "--attention-sandbox", "process"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )
-    assert run.returncode == 0 and "100/100 points (multi_head)" in run.stdout, run.stdout[-2000:]
+    assert run.returncode == 0 and "100/100 points (+1 bonus) (multi_head)" in run.stdout, run.stdout[-2000:]
 
 
 def test_export_student_hands_out_the_sequel(tmp_path):

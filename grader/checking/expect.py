@@ -48,7 +48,7 @@ def describe(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape} and dtype {value.dtype}"
     if isinstance(value, tuple):
-        return f"a tuple of {len(value)} values"
+        return f"a tuple of {len(value)} value{'' if len(value) == 1 else 's'}"
     if value is None:
         return "None"
     return str(value) if isinstance(value, UnsupportedValue) else type(value).__name__
@@ -170,13 +170,20 @@ def close(
 
 
 def raises(
-    exception: type[BaseException], call: str, function: Callable[..., Any], *args: Any, match: str | None = None, **kwargs: Any
+    exception: type[BaseException] | tuple[type[BaseException], ...],
+    call: str,
+    function: Callable[..., Any],
+    *args: Any,
+    match: str | None = None,
+    **kwargs: Any,
 ) -> None:
     """``function(*args, **kwargs)`` raises ``exception`` (or a built-in subclass of it,
     such as ``IndexError`` for ``LookupError``), or a failure saying what it did instead:
     what it returned, or what else it raised.
 
-    ``exception``: the exception class the handout promises, as ``ValueError``; ``call``:
+    ``exception``: the exception class the handout promises, as ``ValueError``, or a tuple
+    of the classes it accepts, as ``except`` takes them (``(ValueError, AssertionError)``
+    where an ``assert`` is as good a refusal); ``call``:
     the call as the student would write it; ``function``: the student's function
     (``submission.top_k``), called with ``args`` and ``kwargs``; ``match`` (default None): a
     regular expression the exception's message must contain (``re.search``), only where the
@@ -193,19 +200,27 @@ def raises(
         raise  # a stub is told it is one, whatever the check expected
     except CallRaised as raised:
         if raised.exception_type not in _names_of(exception):
-            raise CheckFailure(f"{call} should raise {exception.__name__}; it raised {raised.exception_type}: {raised.text}") from None
+            raise CheckFailure(f"{call} should raise {_named(exception)}; it raised {raised.exception_type}: {raised.text}") from None
         if match is not None and not re.search(match, raised.text):
             raise CheckFailure(
                 f"{call} raised {raised.exception_type} as it should, but its message {raised.text!r} does not say {match!r}"
             ) from None
         return
-    raise CheckFailure(f"{call} should raise {exception.__name__}; it returned {describe(value)}", got=value)
+    raise CheckFailure(f"{call} should raise {_named(exception)}; it returned {describe(value)}", got=value)
 
 
-def _names_of(exception: type[BaseException]) -> set[str]:
-    """The names of ``exception`` and of its built-in subclasses, the names that cross the sandbox."""
+def _names_of(exception: type[BaseException] | tuple[type[BaseException], ...]) -> set[str]:
+    """The names of ``exception`` (each of a tuple) and of its built-in subclasses, the names
+    that cross the sandbox."""
+    kinds = exception if isinstance(exception, tuple) else (exception,)
     built_in = [value for value in vars(builtins).values() if isinstance(value, type) and issubclass(value, BaseException)]
-    return {exception.__name__} | {kind.__name__ for kind in built_in if issubclass(kind, exception)}
+    return {kind.__name__ for kind in kinds} | {kind.__name__ for kind in built_in if issubclass(kind, kinds)}
+
+
+def _named(exception: type[BaseException] | tuple[type[BaseException], ...]) -> str:
+    """``ValueError``, or ``ValueError or AssertionError`` for a tuple."""
+    kinds = exception if isinstance(exception, tuple) else (exception,)
+    return " or ".join(kind.__name__ for kind in kinds)
 
 
 def same_attention(

@@ -1188,7 +1188,7 @@ def _through_a_batch_of_one(
     array given a leading batch axis of one (or two: code written for (batch, heads, n, d)),
     those axes taken off again, and how many; else (None, 0)."""
     if function not in known.batch_axis or not got or not all(
-        answer.value is RAISED and answer.raised != unfinished.NOT_IMPLEMENTED for answer in got
+        answer.value is RAISED and answer.raised not in (unfinished.NOT_IMPLEMENTED, unfinished.NOT_DEFINED) for answer in got
     ):
         return None, 0
     for axes in (1, 2):

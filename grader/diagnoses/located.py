@@ -295,7 +295,7 @@ def described(value: Any) -> str:
     if hasattr(value, "description"):  # a value the sandbox could not send back: what it was, not why
         return str(value.description).split(" (", 1)[0] + " the grader cannot read as arrays"
     if isinstance(value, tuple):
-        return f"a tuple (or list) of {len(value)} values"
+        return f"a tuple (or list) of {len(value)} value{'' if len(value) == 1 else 's'}"
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
     return "None" if value is None else type(value).__name__

@@ -23,6 +23,9 @@ import numpy as np
 
 RAISED = "raised"
 NOT_IMPLEMENTED = "NotImplementedError"
+# What an Answer's ``raised`` holds when the file does not define the function at all: no
+# exception's name, so no student's exception is ever read as one.
+NOT_DEFINED = "(not defined)"
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Stub:
         ``follows_input=True`` for ``X - mean`` not yet divided.
     kind
         What it does, in a word, default ``""``; other stubs' ``comes_from`` name it. The
-        generic kinds are ``"not_implemented"``, ``"none"``, ``"none_part"``, ``"zeros"``,
+        generic kinds are ``"not_defined"``, ``"not_implemented"``, ``"none"``, ``"none_part"``, ``"zeros"``,
         ``"input"`` and ``"constant"``. Example: ``kind="centred"``.
     comes_from
         The kinds of stub that, among the functions this one builds on
@@ -91,6 +94,11 @@ def described(
 ) -> Stub | None:
     """What ``function`` does when its ``answers`` (``Answer``s) to the calls with ``args``
     show it unfinished, else None; ``reference`` holds the reference's values."""
+    if answers and all(answer.raised == NOT_DEFINED for answer in answers):
+        return Stub(
+            f"{function} is missing: {answers[0].text} (the grader calls each function by the handout's name).",
+            kind="not_defined",
+        )
     if all(answer.raised == NOT_IMPLEMENTED for answer in answers):
         return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.", kind="not_implemented")
     values = [answer.value for answer in answers]

@@ -32,10 +32,11 @@ import pytest
 from hypothesis.errors import Flaky
 
 from grader import diagnoses, sources
+from grader.diagnoses import unfinished
 from grader.assignments import Assignment
 from grader.assignments.rubric import Rubric, chosen_rubric
 from grader.checking import secret, strategies
-from grader.checking.outcomes import CallRaised, CallTimedOut, CheckFailure, SubmissionError
+from grader.checking.outcomes import CallRaised, CallTimedOut, CheckFailure, FunctionMissing, SubmissionError
 from grader.engine import counterexample, traces
 from grader.engine.claims import claim
 from grader.engine.examples import cache_key, recorded_examples
@@ -478,6 +479,8 @@ def _probe_call(submission: Submission, deadline: float | None = None) -> Callab
                 raise diagnoses.Unanswered(str(error)) from None
             if isinstance(error, CallRaised):
                 return diagnoses.Answer(diagnoses.RAISED, raised=error.exception_type, text=error.text, line=error.line)
+            if isinstance(error, FunctionMissing):
+                return diagnoses.Answer(diagnoses.RAISED, raised=unfinished.NOT_DEFINED, text=error.message)
             return diagnoses.Answer(diagnoses.RAISED)
         return diagnoses.Answer(reply.value, tuple(reply.args_after))
 

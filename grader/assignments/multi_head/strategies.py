@@ -9,7 +9,8 @@ Sizes stay small so a shrunk counterexample fits on a screen: up to 5 tokens, 1 
 heads, heads 1 to 3 wide (so ``d_model = n_heads * d_head`` is at most 12). The
 projections' entries are bounded by 1, as the lesson's are about 1/sqrt(d_model) in
 size, so the scores stay moderate. ``n_heads`` is always a Python int that divides
-``d_model``: the interface defines ``d_head = d_model // n_heads``.
+``d_model`` (the interface defines ``d_head = d_model // n_heads``), except in
+:func:`uneven_split_inputs`, the inputs ``split_heads`` must refuse.
 """
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ def split_inputs(draw: st.DrawFn, *, min_heads: int = 1) -> tuple[np.ndarray, in
     """``(X, n_heads)``: X is (n, n_heads * d_head)."""
     n, n_heads, d_head = _sizes(draw, min_n=1, min_heads=min_heads, max_heads=MAX_HEADS, min_width=1)
     return arrays(draw).floats((n, n_heads * d_head)), n_heads
+
+
+@st.composite
+def uneven_split_inputs(draw: st.DrawFn) -> tuple[np.ndarray, int]:
+    """``(X, n_heads)`` where ``d_model`` is no multiple of ``n_heads`` (2 to 4 heads, 1 to
+    ``MAX_HEADS * MAX_HEAD_WIDTH + 1`` columns, some fewer than the heads)."""
+    n = draw(sides(MAX_TOKENS, min_side=1))
+    n_heads = draw(sides(MAX_HEADS, min_side=2))
+    d_model = draw(sides(MAX_HEADS * MAX_HEAD_WIDTH + 1, min_side=1).filter(lambda width: width % n_heads))
+    return arrays(draw).floats((n, d_model)), n_heads
 
 
 @st.composite

@@ -10,6 +10,12 @@ WORKED_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 WORKED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
 
 
+def _column_slack(V: np.ndarray) -> np.ndarray:
+    """The tolerance of each column of out: column j averages V's column j, so its rounding
+    grows with that column's largest entry (and never falls below expect.ATOL)."""
+    return expect.ATOL * np.maximum(1.0, np.abs(V).max(axis=0, initial=0.0))
+
+
 @check()
 def test_worked_example(submission):
     """The lesson's worked example: A to 4 decimals, out to 2 decimals."""
@@ -55,7 +61,7 @@ def test_convex_combination(submission, qkv):
     out, _ = expect.pair(submission.attention(Q, K, V), "attention(Q, K, V)")
     expect.shape(out, (Q.shape[0], V.shape[1]), "out")
     expect.finite(out, "out")  # nan compares False with both bounds: it is never "outside"
-    slack = expect.ATOL * max(1.0, float(np.abs(V).max()))
+    slack = _column_slack(V)
     low, high = V.min(axis=0) - slack, V.max(axis=0) + slack
     outside = np.argwhere((out < low) | (out > high))
     if outside.size:
@@ -90,11 +96,13 @@ def test_large_logits(submission, qkvm):
 
 @check(qkvm=strategies.any_attention_inputs())
 def test_matches_reference(submission, qkvm):
-    """out and A equal the reference head's, with and without a mask."""
+    """out and A equal the reference head's, with and without a mask (out's column j within a tolerance that grows with V's column j)."""
     Q, K, V, mask = qkvm
     call = "attention(Q, K, V)" if mask is None else "attention(Q, K, V, mask)"
-    got = expect.pair(submission.attention(Q, K, V, mask), call)
-    expect.same_attention(got, reference.attention(Q, K, V, mask))
+    out, A = expect.pair(submission.attention(Q, K, V, mask), call)
+    expected_out, expected_A = reference.attention(Q, K, V, mask)
+    expect.close(A, expected_A, "A")
+    expect.close(out, expected_out, "out", atol=_column_slack(V)[None, :])
 
 
 @check(qkvm=strategies.masked_attention_inputs())

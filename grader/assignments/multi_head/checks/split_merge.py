@@ -55,6 +55,15 @@ def test_split_columns(submission, xh):
         expect.close(H[h], X[:, h * d_head : (h + 1) * d_head], f"head {h} (should be X[:, {_columns(h, d_head)}])")
 
 
+@check(xh=strategies.uneven_split_inputs())
+def test_split_refuses_uneven_width(submission, xh):
+    """Bonus: split_heads refuses an X whose width is no multiple of n_heads: it raises ValueError (an assert's AssertionError counts too), where slicing d_model // n_heads columns per head would silently drop the rest."""
+    X, n_heads = xh
+    expect.raises(
+        (ValueError, AssertionError), f"split_heads(X, {n_heads}) for X of shape {X.shape}", submission.split_heads, X, n_heads
+    )
+
+
 @check(stack=strategies.head_stacks())
 def test_merge_shape(submission, stack):
     """merge_heads(H) has shape (n, n_heads * d_head) for H of shape (n_heads, n, d_head)."""
