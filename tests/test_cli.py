@@ -361,3 +361,35 @@ def test_check_of_a_file_written_for_no_known_assignment_names_the_file_and_the_
     partial = tmp_path / "my_head.py"
     partial.write_text("import numpy as np\n\n\ndef softmax(x, axis=-1):\n    return x\n\n\ndef _stable(x):\n    return x\n")
     assert CliRunner().invoke(cli, ["check", str(partial)]).exit_code == 0
+
+
+RAISES_IN_A_HELPER = """import numpy as np
+
+
+def softmax(x, axis=-1):
+    return _normalised(np.exp(x - x.max(axis=axis, keepdims=True)), axis)
+
+
+def _normalised(e, axis):
+    raise ValueError("not yet")
+"""
+
+
+def test_check_calls_the_file_by_its_own_name_and_a_batch_by_the_handouts(tmp_path, small_rubric, isolation):
+    """The student's "line 9" is in the file they checked, and the repro imports that file;
+    a name Python cannot import (or a batch's file, named by the folder) is the handout's."""
+    sandbox = ("--sandbox", isolation)
+    for name, module in (("my_head.py", "my_head"), ("lab 3.py", "attention"), ("attention.py", "attention")):
+        (tmp_path / name).write_text(RAISES_IN_A_HELPER)
+        result = run("check", tmp_path / name, "--rubric", small_rubric, *sandbox, "--json", tmp_path / "r.json")
+        assert result.exit_code == 0, result.output
+        failed = next(c for c in json.loads((tmp_path / "r.json").read_text())["checks"] if c["id"] == "softmax.rows_sum_to_one")
+        assert f"_normalised() raised ValueError: not yet ({module}.py, line 9)" in failed["feedback"], failed["feedback"]
+        assert f"from {module} import softmax" in failed["counterexample"]["repro"]
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    (folder / "my_head.py").write_text(RAISES_IN_A_HELPER)
+    out = tmp_path / "reports"
+    assert run("grade", folder, "--out", out, "--rubric", small_rubric, *sandbox).exit_code == 0
+    failed = next(c for c in json.loads((out / "my_head.json").read_text())["checks"] if c["id"] == "softmax.rows_sum_to_one")
+    assert "(attention.py, line 9)" in failed["feedback"] and "from attention import" in failed["counterexample"]["repro"]

@@ -34,7 +34,9 @@ class Prepared:
 
     identity: dict[str, Any]
     content: bytes
-    suffix: str
+    # What the check process names its copy, and feedback the file: the handout's name
+    # (attention.py, attention.ipynb), or the student's own where it may be (sources.own_stem).
+    file_name: str
     unusable: Report | None
 
 
@@ -58,30 +60,44 @@ def prepare(
     within: Path | None = None,
     follow_links: bool = True,
     note: str | None = None,
+    own_name: bool = False,
 ) -> Prepared:
     """Read ``path`` once: the bytes every check run of it grades, and its report's identity
     (with ``note`` among what its report says of how the file was read). A file that
     cannot be graded (not Python, an empty notebook) comes with its ``error`` report; one
     that cannot be read at all (a link where none may be, a pipe, too large: see
-    grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`."""
+    grader.sources.files, for ``within`` and ``follow_links``) raises :class:`UsageError`.
+    With ``own_name`` (a student checking their own file), feedback calls the file by its
+    name where it may (:func:`grader.sources.own_stem`); else by the handout's, as a batch
+    does whatever its folder calls each file."""
     content = sources.read_bytes(path, within=within, follow_links=follow_links)
     suffix = sources.NOTEBOOK_SUFFIX if sources.is_notebook_name(path.suffix) else ".py"
     if student is None and not path.stem.strip():  # " .py" alone (a batch names its files itself)
         student, note = BLANK_ID, note or blank_name_note(path.name)
-    return prepare_content(content, suffix, identity(student or path.stem, str(path), limits), rubric, limits, note=note)
+    who = identity(student or path.stem, str(path), limits)
+    stem = sources.own_stem(path) if own_name else None
+    return prepare_content(content, suffix, who, rubric, limits, note=note, stem=stem)
 
 
 def prepare_content(
-    content: bytes, suffix: str, who: dict[str, Any], rubric: Rubric, limits: Limits, *, note: str | None = None
+    content: bytes,
+    suffix: str,
+    who: dict[str, Any],
+    rubric: Rubric,
+    limits: Limits,
+    *,
+    note: str | None = None,
+    stem: str | None = None,
 ) -> Prepared:
     """:func:`prepare` of a submission that is bytes already (``suffix``: ``.py`` or a
     notebook's), such as the code a notebook kernel has run; ``who`` as :func:`identity`
-    makes it."""
+    makes it; ``stem``: what feedback calls the file (default: the handout's name)."""
     who = {**who, "submission_sha256": hashlib.sha256(content).hexdigest()}
+    assignment = rubric.of
+    file_name = f"{stem or Path(assignment.handout).stem}{suffix}"
     try:
         # The check process reads the same bytes the same way; this reading is for the report.
-        assignment = rubric.of
-        source = sources.parse(content, suffix=suffix, assignment=assignment)
+        source = sources.parse(content, suffix=suffix, assignment=assignment, stem=stem)
         notes = [note, assignments.another_assignments_note(set(source.defined_names), assignment)]
         added = tuple(text for text in notes if text)
         who["source"] = replace(source, notes=(*source.notes, *added)).summary() if added else source.summary()
@@ -89,8 +105,8 @@ def prepare_content(
         unusable = failed_run(
             rubric, str(error), kind="unusable_submission", duration_s=0.0, bounds=bounds.enforced(limits), **who
         )
-        return Prepared(who, content, suffix, unusable)
-    return Prepared(who, content, suffix, None)
+        return Prepared(who, content, file_name, unusable)
+    return Prepared(who, content, file_name, None)
 
 
 def identity(student: str, submission: str, limits: Limits) -> dict[str, Any]:
@@ -144,7 +160,8 @@ def check_runs(
     checks: CheckProcess,
     claims: Claims | None = None,
 ) -> list[Outcome | None]:
-    """What the checks found for each ``(content, suffix)``, graded in one check run (see
+    """What the checks found for each ``(content, file_name)`` (see :class:`Prepared`),
+    graded in one check run (see
     :meth:`CheckProcess.run_many`), in order, each as it would be alone.
 
     A run that breaks is run again one submission at a time, so that only one that breaks
@@ -159,7 +176,7 @@ def check_runs(
         try:
             runs = checks.run_many(
                 [content for content, _ in submissions], rubric, limits,
-                suffixes=[suffix for _, suffix in submissions], claims=claims and claims.folder,
+                file_names=[file_name for _, file_name in submissions], claims=claims and claims.folder,
             )
         except GradingFailed:
             runs = None
@@ -172,10 +189,10 @@ def check_runs(
     for index in again:
         if claims is not None and not claims.keep(index):
             continue
-        content, suffix = submissions[index]
+        content, file_name = submissions[index]
         started = time.monotonic()
         try:
-            outcomes[index] = checks.run(content, rubric, limits, suffix=suffix)
+            outcomes[index] = checks.run(content, rubric, limits, file_name=file_name)
         except GradingFailed as error:
             outcomes[index] = RunFailure(str(error), time.monotonic() - started)
     return outcomes
@@ -192,11 +209,12 @@ def grade_file(
 ) -> Report:
     """The report for one submission; a check run that breaks gives an ``error`` report.
 
-    ``checks`` is the check process to run in (a new one when None). Raises
-    :class:`UsageError` only when the file cannot be read (or is a link and not
-    ``follow_links``).
+    ``checks`` is the check process to run in (a new one when None). Feedback calls the
+    file by its own name where it may (see :func:`prepare`). Raises :class:`UsageError`
+    only when the file cannot be read (or is a link and not ``follow_links``).
     """
-    return grade_prepared(prepare(path, rubric, limits, student, follow_links=follow_links), rubric, limits, checks)
+    prepared = prepare(path, rubric, limits, student, follow_links=follow_links, own_name=True)
+    return grade_prepared(prepared, rubric, limits, checks)
 
 
 def grade_prepared(prepared: Prepared, rubric: Rubric, limits: Limits, checks: CheckProcess | None = None) -> Report:
@@ -206,7 +224,7 @@ def grade_prepared(prepared: Prepared, rubric: Rubric, limits: Limits, checks: C
         return prepared.unusable
     with contextlib.ExitStack() as stack:
         (outcome,) = check_runs(
-            [(prepared.content, prepared.suffix)], rubric, limits, checks or stack.enter_context(CheckProcess())
+            [(prepared.content, prepared.file_name)], rubric, limits, checks or stack.enter_context(CheckProcess())
         )
     return report_of(prepared, rubric, outcome, bounds.enforced(limits))
 
@@ -216,6 +234,6 @@ def grade_files(files: list[SubmissionFile], rubric: Rubric, limits: Limits, che
     that cannot be read gets an ``error`` report."""
     prepared = [prepare_in_batch(file, rubric, limits) for file in files]
     usable = [item for item in prepared if item.unusable is None]
-    outcomes = iter(check_runs([(item.content, item.suffix) for item in usable], rubric, limits, checks))
+    outcomes = iter(check_runs([(item.content, item.file_name) for item in usable], rubric, limits, checks))
     sandbox_bounds = bounds.enforced(limits)
     return [item.unusable or report_of(item, rubric, next(outcomes), sandbox_bounds) for item in prepared]

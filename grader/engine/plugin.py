@@ -667,7 +667,7 @@ def outcome_of(error: BaseException, submission: Submission) -> dict[str, Any]:
         "counterexample": (
             counterexample.describe(
                 calls,
-                module=Path(submission.assignment.handout).stem,
+                module=Path(submission.source.name).stem,
                 expected=expected,
                 got=got,
                 notebook=submission.source.kind == "notebook",

@@ -174,17 +174,19 @@ class CheckProcess:
             )
 
     def run(
-        self, content: bytes, rubric: Rubric, limits: Limits, *, suffix: str = ".py", replay: bool = True
+        self, content: bytes, rubric: Rubric, limits: Limits, *, file_name: str | None = None, replay: bool = True
     ) -> CheckRun:
         """Run every check of ``rubric`` on a submission's ``content``; one result per rubric check, in order.
 
         The checks read a private copy, so the graded bytes are the ones the caller read,
-        whatever happens to the original file meanwhile; ``suffix`` is the original's
-        (``.py``, ``.ipynb``), so the copy is read as the original was (see grader.sources).
+        whatever happens to the original file meanwhile. ``file_name`` is the copy's (see
+        grader.engine.grading.Prepared; default: the handout's), its suffix the original's
+        (``.py``, ``.ipynb``), so the copy is read as the original was (see grader.sources)
+        and feedback names the file by it.
         ``replay`` lets passing checks replay recorded examples (same results, much
         sooner; see grader.engine.examples).
         """
-        return self.run_many([content], rubric, limits, suffixes=[suffix], replay=replay)[0]
+        return self.run_many([content], rubric, limits, file_names=[file_name], replay=replay)[0]
 
     def run_many(
         self,
@@ -192,14 +194,14 @@ class CheckProcess:
         rubric: Rubric,
         limits: Limits,
         *,
-        suffixes: list[str] | None = None,
+        file_names: list[str | None] | None = None,
         replay: bool = True,
         claims: Path | None = None,
     ) -> list[CheckRun]:
         """:meth:`run` for several submissions in one pytest session (its start-up, about
         20 ms, is paid once), each graded exactly as alone: its checks in the same order,
         with a worker of its own. One that breaks the run breaks it for all of them.
-        ``suffixes`` are their files' (all ``.py`` when None). With ``claims`` (a folder of
+        ``file_names`` are their copies' (as in :meth:`run`). With ``claims`` (a folder of
         grader.engine.claims), a submission another job claimed is skipped: its entry then says
         nothing, and its caller knows to ignore it."""
         if self._process is None:
@@ -208,8 +210,9 @@ class CheckProcess:
             workdir = Path(folder)
             (workdir / "pytest.ini").write_text(PYTEST_INI)
             submissions = []
-            for number, (content, suffix) in enumerate(zip(contents, suffixes or [".py"] * len(contents))):
-                submissions.append(workdir / f"submission-{number}" / f"attention{suffix}")
+            handout = f"{Path(rubric.of.handout).stem}.py"
+            for number, (content, file_name) in enumerate(zip(contents, file_names or [None] * len(contents))):
+                submissions.append(workdir / f"submission-{number}" / (file_name or handout))
                 submissions[-1].parent.mkdir()
                 submissions[-1].write_bytes(content)
             output = workdir / "pytest-output.txt"
@@ -276,11 +279,11 @@ class CheckProcess:
 
 
 def run_checks(
-    content: bytes, rubric: Rubric, limits: Limits, *, suffix: str = ".py", replay: bool = True
+    content: bytes, rubric: Rubric, limits: Limits, *, file_name: str | None = None, replay: bool = True
 ) -> CheckRun:
     """:meth:`CheckProcess.run` in a check process of its own."""
     with CheckProcess() as checks:
-        return checks.run(content, rubric, limits, suffix=suffix, replay=replay)
+        return checks.run(content, rubric, limits, file_name=file_name, replay=replay)
 
 
 def _reply_line(fd: int, deadline: float) -> bytes:

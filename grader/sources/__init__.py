@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import keyword
+import re
 import threading
 import traceback
 from dataclasses import dataclass, field, replace
@@ -159,11 +161,24 @@ def is_notebook_name(suffix: str) -> bool:
     return suffix.lower() == NOTEBOOK_SUFFIX
 
 
-def display_name(suffix: str, handout: str) -> str:
-    """What feedback calls a submission with this suffix: the handout's file name, as the
-    student handed it in (``ada.ipynb`` is their ``attention.ipynb``, whatever it holds)."""
-    stem = Path(handout).stem
+def display_name(suffix: str, named_as: str) -> str:
+    """What feedback calls a submission with this suffix, named as ``named_as`` (the
+    handout's file name, or the student's own: see :func:`own_stem`), a notebook's with
+    ``.ipynb`` whatever it holds."""
+    stem = Path(named_as).stem
     return f"{stem}{NOTEBOOK_SUFFIX}" if is_notebook_name(suffix) or suffix == KERNEL_HISTORY_SUFFIX else f"{stem}.py"
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+def own_stem(path: Path) -> str | None:
+    """The stem of ``path`` where feedback may call the file by its own name (``my_head`` of
+    ``my_head.py``: the "line 8" a student finds, and the module a reproduction imports):
+    a name Python can import, so never one that could hold a control character or a path.
+    None for any other name (``Lab 3.ipynb``): feedback then uses the handout's."""
+    stem = path.stem
+    return stem if _MODULE_NAME.fullmatch(stem) and not keyword.iskeyword(stem) else None
 
 
 def size_limit(path: Path) -> int:
@@ -206,18 +221,18 @@ def looks_like_notebook(content: bytes) -> bool:
 _PARSING = threading.Lock()
 
 
-def parse(content: bytes, *, suffix: str = ".py", assignment: Assignment | None = None) -> Source:
+def parse(content: bytes, *, suffix: str = ".py", assignment: Assignment | None = None, stem: str | None = None) -> Source:
     """The module a worker imports for a file with these bytes, written for ``assignment``
-    (default: the default one; ``suffix`` names it in feedback: content decides the kind).
-    Raises :class:`Unusable` with one sentence."""
+    (default: the default one). ``suffix`` and ``stem`` name it in feedback (default stem:
+    the handout's); content decides the kind. Raises :class:`Unusable` with one sentence."""
+    assignment = assignment or assignments.get()
     with _PARSING:
-        return _parse(content, suffix, assignment or assignments.get())
+        return _parse(content, suffix, assignment, display_name(suffix, stem or assignment.handout))
 
 
-def _parse(content: bytes, suffix: str, assignment: Assignment) -> Source:
+def _parse(content: bytes, suffix: str, assignment: Assignment, name: str) -> Source:
     from grader.sources import notebook, python  # notebook imports nbformat only when it reads one
 
-    name = display_name(suffix, assignment.handout)
     try:
         if looks_like_notebook(content):
             source = notebook.parse(content, name, assignment, any_length=suffix == KERNEL_HISTORY_SUFFIX)
@@ -248,8 +263,9 @@ def _where(error: Exception) -> str:
 
 
 def read(path: Path, assignment: Assignment | None = None) -> Source:
-    """:func:`parse` of the file at ``path``; :class:`UsageError` if it cannot be read."""
-    return parse(read_bytes(path), suffix=path.suffix, assignment=assignment)
+    """:func:`parse` of the file at ``path``, called in feedback by its own name where it
+    may be (:func:`own_stem`); :class:`UsageError` if it cannot be read."""
+    return parse(read_bytes(path), suffix=path.suffix, assignment=assignment, stem=own_stem(path))
 
 
 def _noted(source: Source, note: str) -> Source:

@@ -169,8 +169,8 @@ def grade_task(
     limits: Limits,
     grader: str,
 ) -> dict[str, Any]:
-    """Grade ``(content, suffix)`` pairs on this worker; the check results as plain data
-    and the sandbox's bounds here. Runs on a worker."""
+    """Grade ``(content, file_name)`` pairs (grader.engine.grading.Prepared's) on this worker;
+    the check results as plain data and the sandbox's bounds here. Runs on a worker."""
     plugin: CheckProcesses = get_worker().plugins[PLUGIN_NAME]
     if cache_key() != grader:
         raise WorkerMismatch(f"this worker runs another grader ({__version__}, checks {cache_key()})")
@@ -260,7 +260,7 @@ def reports(
         # Named after its first submission, so the dashboard says what each task grades.
         key = f"grade-{prepared[0].identity['student']}-{len(prepared)}-{uuid.uuid4().hex[:12]}"
         future = client.submit(
-            grade_task, [(item.content, item.suffix) for item in prepared], *rubric_args, key=key, retries=0
+            grade_task, [(item.content, item.file_name) for item in prepared], *rubric_args, key=key, retries=0
         )
         in_flight[future] = (prepared, time.monotonic() + _deadline(len(prepared), limits))
 

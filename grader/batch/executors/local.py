@@ -145,7 +145,7 @@ def _job(
             run = schedule.start(usable)
             try:
                 outcomes = check_runs(
-                    [(item.prepared.content, item.prepared.suffix) for item in run.work], rubric, limits, checks, run.claims
+                    [(item.prepared.content, item.prepared.file_name) for item in run.work], rubric, limits, checks, run.claims
                 )
             finally:
                 schedule.finish(run)
