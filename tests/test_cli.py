@@ -379,7 +379,10 @@ def test_check_calls_the_file_by_its_own_name_and_a_batch_by_the_handouts(tmp_pa
     """The student's "line 9" is in the file they checked, and the repro imports that file;
     a name Python cannot import (or a batch's file, named by the folder) is the handout's."""
     sandbox = ("--sandbox", isolation)
-    for name, module in (("my_head.py", "my_head"), ("lab 3.py", "attention"), ("attention.py", "attention")):
+    for name, module in (
+        ("my_head.py", "my_head"), ("lab 3.py", "attention"), ("attention.py", "attention"),
+        ("numpy.py", "attention"), ("random.py", "attention"), ("__main__.py", "attention"), ("my_head", "attention"),
+    ):
         (tmp_path / name).write_text(RAISES_IN_A_HELPER)
         result = run("check", tmp_path / name, "--rubric", small_rubric, *sandbox, "--json", tmp_path / "r.json")
         assert result.exit_code == 0, result.output

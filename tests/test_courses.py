@@ -382,6 +382,29 @@ def test_new_assignment_writes_a_skeleton_that_validates(tmp_path):
     assert code == 2 and "exists already" in output
 
 
+def test_new_assignment_draws_an_argument_the_solution_annotates_as_a_number(tmp_path):
+    """A number is drawn as one where the solution says it is (`k: int`), so the skeleton of a
+    top_k grades its own solution to full marks; one left unannotated is drawn as a matrix."""
+    reference = tmp_path / "ranks.py"
+    reference.write_text(
+        "import numpy as np\n\n\ndef top_k(scores, k: int):\n    if k > scores.shape[1]:\n"
+        "        raise ValueError('k is larger than a row')\n    return -np.sort(-scores, axis=1)[:, :k]\n\n\n"
+        "def sharpened(x, t: float, stable: bool):\n    z = x / t - (x / t).max(axis=-1, keepdims=True) * stable\n"
+        "    return np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)\n"
+    )
+    code, output = _invoke("new-assignment", "ranks", tmp_path / "course", "--reference", reference)
+    assert code == 0, output
+    folder = tmp_path / "course" / "ranks"
+    assert "k = draw(sides(min(rows, cols)))" in (folder / "checks" / "top_k.py").read_text()
+    assert "Probe('top_k', (EXAMPLE, 1, ))" in (folder / "mistakes.py").read_text()
+    code, output = _invoke("validate", folder, "--mutants", "0", "--sandbox", "process")
+    assert code == 0 and "the reference gets 100/100" in output, output
+    reference.write_text(reference.read_text().replace("k: int", "k"))
+    code, output = _invoke("new-assignment", "unannotated", tmp_path / "course", "--reference", reference)
+    code, output = _invoke("validate", tmp_path / "course" / "unannotated", "--mutants", "0", "--sandbox", "process")
+    assert code == 1 and "FAIL  the reference gets" in output, output
+
+
 def test_validate_lists_the_mutants_no_check_kills_with_their_diff(tmp_path):
     reference = tmp_path / "solution.py"
     reference.write_text("import numpy as np\n\n\ndef centred(X):\n    return X - X.mean(axis=-1, keepdims=True)\n")

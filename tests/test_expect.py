@@ -69,6 +69,19 @@ def test_raises_passes_the_promised_exception_and_its_built_in_subclasses_only()
         with pytest.raises(CheckFailure, match=said):
             expect.raises(ValueError, "top_k(s, 9)", function, scores, 9, match="larger")
 
+    # A subclass of the student's own is a ValueError; their own class named ValueError is not.
+    def raised_kinds(kind: str, kinds: tuple[str, ...]):
+        def top_k(scores, k):
+            raise CallRaised(f"top_k() raised {kind}: no", exception_type=kind, line=3, text="no", kinds=kinds)
+        return top_k
+
+    expect.raises(ValueError, "top_k(s, 9)", raised_kinds("WidthError", ("ValueError", "Exception", "BaseException")), scores, 9)
+    expect.raises((TypeError, ValueError), "top_k(s, 9)", raising("ValueError"), scores, 9)
+    with pytest.raises(CheckFailure, match=r"should raise ValueError; it raised a class of the file's own named ValueError \(it does not derive"):
+        expect.raises(ValueError, "top_k(s, 9)", raised_kinds("ValueError", ("Exception", "BaseException")), scores, 9)
+    with pytest.raises(CheckFailure, match="should raise TypeError or KeyError; it raised ValueError"):
+        expect.raises((TypeError, KeyError), "top_k(s, 9)", raising("ValueError"), scores, 9)
+
     def stub(scores, k):
         raise NotImplementedYet("top_k() is not written yet", exception_type="NotImplementedError", line=1)
 

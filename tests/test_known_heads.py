@@ -175,11 +175,11 @@ def test_a_head_in_progress_is_told_what_its_stubs_do_and_no_mistake(graded_head
     stubs = in_progress.stubbed(name)
     for diagnosis in report.diagnoses:
         assert diagnosis["message"].split(" ", 1)[0].split("'")[0] in stubs, diagnosis["message"]
-    # A stub whose checks say it "is not written yet" (NotImplementedError), or that the file
-    # "does not define" it (no def yet), needs no more words.
+    # A stub whose checks say it "is not written yet" (NotImplementedError) needs no more
+    # words; one with no def yet is told it is missing.
     failed = {
         check.id.split(".")[0] for check in report.checks
-        if check.status != "passed" and not check.bonus and check.kind not in ("not_implemented", "missing_function")
+        if check.status != "passed" and not check.bonus and check.kind != "not_implemented"
     }
     told = {d["message"].split(" ", 1)[0].split("'")[0] for d in report.diagnoses}
     # A stub over a stub helper may return just what the lesson's function would over that

@@ -111,6 +111,8 @@ def test_the_bonus_for_refusing_an_uneven_width_goes_to_the_heads_whose_split_he
             refuses = False
         except (ValueError, AssertionError):
             refuses = True
+        except Exception:  # a class of its own named ValueError is not one
+            refuses = False
         bonus = next(check for check in graded[head_id(path)].checks if check.id == "split_merge.split_refuses_uneven_width")
         assert bonus.bonus and (bonus.status == "passed") == refuses, path.name
         assert graded[head_id(path)].score == 100 + refuses, path.name

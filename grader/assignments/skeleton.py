@@ -4,11 +4,12 @@ From the reference file's public top-level functions it writes ``DIR/NAME/``: th
 ``Assignment`` (``__init__.py``), the reference (``solution.py``), the template students
 start from (each function raises ``NotImplementedError``), the reference wrappers
 (``calls.py``), one first property check per function (``checks/<function>.py``: it
-matches the reference on drawn float matrices), a rubric naming them, an empty list of
-known mistakes, and a handout stub. ``grader validate DIR/NAME`` passes on it as written,
-when the reference accepts float matrices for its required arguments, and lists the
-``TODO`` lines left to write (the example, the quick calls, the handout); the TA then
-writes the real checks, strategies and mistakes.
+matches the reference on drawn arguments), a rubric naming them, an empty list of known
+mistakes, and a handout stub. Each required argument is drawn as a float matrix, or as a
+number where the reference annotates it ``int`` (1 to the matrices' smaller side),
+``float`` or ``bool``. ``grader validate DIR/NAME`` passes on it as written when the
+reference accepts such arguments, and lists the ``TODO`` lines left to write (the example,
+the quick calls, the handout); the TA then writes the real checks, strategies and mistakes.
 """
 
 from __future__ import annotations
@@ -21,13 +22,28 @@ from pathlib import Path
 from grader.errors import UsageError
 
 
+# What a required argument annotated so is drawn as (every other one is a float matrix),
+# and the value the skeleton's quick calls and probes give it.
+NUMBERS = {
+    "int": ("draw(sides(min(rows, cols)))", "1"),
+    "float": ("draw(st.floats(0.5, 4.0))", "0.5"),
+    "bool": ("draw(st.booleans())", "True"),
+}
+MATRIX = ("source.floats((rows, cols))", "EXAMPLE")
+
+
 @dataclass(frozen=True)
 class Signature:
     name: str
-    required: tuple[str, ...]  # the parameters without defaults: each gets a drawn matrix
+    required: tuple[str, ...]  # the parameters without defaults: each gets a drawn argument
     parameters: tuple[str, ...]
     text: str  # as the handout quotes it: "layer_norm(X, gamma, beta, eps=1e-05)"
     docstring: str
+    kinds: tuple[str, ...] = ()  # each required parameter's annotation, where NUMBERS knows it ("" else)
+
+    def drawn(self) -> list[tuple[str, str]]:
+        """For each required parameter: how the first check draws it, and its quick value."""
+        return [NUMBERS.get(kind, MATRIX) for kind in self.kinds or ("",) * len(self.required)]
 
 
 def signatures(source: str, path: Path) -> list[Signature]:
@@ -46,10 +62,16 @@ def signatures(source: str, path: Path) -> list[Signature]:
             defaults = len(arguments.defaults)
             required = names[: len(arguments.args) - defaults]
             header = ast.unparse(node.args)
-            found.append(Signature(node.name, required, names, f"{node.name}({header})", ast.get_docstring(node) or ""))
+            kinds = tuple(_annotation(arg) for arg in arguments.args[: len(required)])
+            found.append(Signature(node.name, required, names, f"{node.name}({header})", ast.get_docstring(node) or "", kinds))
     if not found:
         raise UsageError(f"--reference {path} defines no public top-level function")
     return found
+
+
+def _annotation(arg: ast.arg) -> str:
+    """``int`` of ``k: int``; "" where there is none, or it is not a plain name."""
+    return arg.annotation.id if isinstance(arg.annotation, ast.Name) else ""
 
 
 def write_skeleton(name: str, out: Path, reference: Path) -> list[str]:
@@ -124,7 +146,7 @@ ASSIGNMENT = Assignment(
     template={{{name + ".py"!r}: "template.py", "README.md": "handout.md"}},
     lesson_code="",
     # TODO: the handout's own example (a notebook handout's last cell runs it).
-    worked_example=("Try it on a small example", "X = np.arange(1.0, 7.0).reshape(2, 3)\\nprint({functions[0].name}({", ".join("X" for _ in functions[0].required)}))"),
+    worked_example=("Try it on a small example", "X = np.arange(1.0, 7.0).reshape(2, 3)\\nprint({functions[0].name}({", ".join(_shown(value) for _, value in functions[0].drawn())}))"),
     reference_functions=_reference_functions,
     small_calls=_small_calls,
     mistakes=_mistakes,
@@ -145,9 +167,15 @@ def _template(source: str, functions: list[Signature]) -> str:
     return "\n\n\n".join(parts) + "\n"
 
 
+def _shown(value: str) -> str:
+    """A quick value as the example and the feedback quote it: EXAMPLE is X."""
+    return "X" if value == MATRIX[1] else value
+
+
 def _calls(functions: list[Signature]) -> str:
     small = "\n".join(
-        f"    {f.name!r}: (({''.join('EXAMPLE, ' for _ in f.required)}), {f.name + '(' + ', '.join('X' for _ in f.required) + ') with X = np.arange(1.0, 7.0).reshape(2, 3)'!r}),"
+        f"    {f.name!r}: (({''.join(value + ', ' for _, value in f.drawn())}), "
+        f"{f.name + '(' + ', '.join(_shown(value) for _, value in f.drawn()) + ') with X = np.arange(1.0, 7.0).reshape(2, 3)'!r}),"
         for f in functions
     )
     return f'''"""The reference as the checks call it: loaded once, in the grader's trusted process."""
@@ -172,6 +200,13 @@ SMALL_CALLS = {{
 def _check(function: Signature) -> str:
     drawn = ", ".join(function.required)
     shown = f"{function.name}({drawn})"
+    drawn_as = list(zip(function.required, function.drawn()))
+    # Numbers are drawn before the arrays' source, as every size is (see grader.authoring.checks.arrays).
+    numbers = "".join(f"    {name} = {how}\n" for name, (how, value) in drawn_as if value != MATRIX[1])
+    parts = "".join(
+        f"        {how},  # {name}\n" if value == MATRIX[1] else f"        {name},\n" for name, (how, value) in drawn_as
+    )
+    annotated = ", and the numbers the solution annotates" if numbers else ""
     return f'''"""Checks of {function.name}. Write one test_<name> per property the handout states."""
 
 from __future__ import annotations
@@ -185,15 +220,17 @@ from ..calls import FUNCTIONS
 
 
 @st.composite
-def matrices(draw, count):
-    """``count`` float matrices of one shape, 1 to 6 rows and columns (TODO: the kinds and
-    shapes of {function.name}'s arguments)."""
+def arguments(draw):
+    """The arguments of {shown}: float matrices of one shape, 1 to 6
+    rows and columns{annotated}."""
+    # TODO: the kinds and shapes of the arguments of {function.name}, as the handout says.
     rows, cols = draw(sides()), draw(sides())
-    source = arrays(draw)  # drawn after every size
-    return tuple(source.floats((rows, cols)) for _ in range(count))
+{numbers}    source = arrays(draw)  # drawn after every size and number
+    return (
+{parts}    )
 
 
-@check(inputs=matrices({len(function.required)}))
+@check(inputs=arguments())
 def test_matches_reference(submission, inputs):  # inputs: {drawn or "none"}
     got = submission.{function.name}(*inputs)
     expected = FUNCTIONS[{function.name!r}](*inputs)
@@ -202,6 +239,7 @@ def test_matches_reference(submission, inputs):  # inputs: {drawn or "none"}
 
 
 def _mistakes(functions: list[Signature]) -> str:
+    probes = "\n".join(f"    {f.name!r}: [Probe({f.name!r}, ({''.join(value + ', ' for _, value in f.drawn())}))]," for f in functions)
     return f'''"""Known mistakes: each a variant of the reference that makes it (a top-level def that
 `grader validate` grades as a student's file), and the checks meant to catch it."""
 
@@ -211,7 +249,9 @@ from grader.authoring.mistakes import Mistakes, Probe
 
 from .calls import EXAMPLE, FUNCTIONS
 
-PROBES = {{name: [Probe(name, (EXAMPLE,) * count)] for name, count in {dict((f.name, len(f.required)) for f in functions)!r}.items()}}
+PROBES = {{
+{probes}
+}}
 
 KNOWN = Mistakes(probes=PROBES, reference=FUNCTIONS, mistakes=())
 '''

@@ -6,7 +6,7 @@ error about 1e-6), one that rounds its weights to 3 decimals (error up to 5e-4) 
 A check imports this module as ``expect`` (``from grader.authoring.checks import
 expect``) and calls its assertions by name: :func:`array` and :func:`pair` read what the
 student's function returned, :func:`shape`, :func:`close`, :func:`finite`,
-:func:`unchanged`, :func:`same_attention` and :func:`holds` test it, and :func:`raises`
+:func:`unchanged`, :func:`same_attention`, :func:`sums_to_one` and :func:`holds` test it, and :func:`raises`
 expects a call to refuse its input. Each takes a ``what``
 (or ``call``, ``message``): the words the student's feedback is made of, naming the value
 as the student would write it (``"layer_norm(X, gamma, beta)"``, ``"row 0 of A"``).
@@ -34,6 +34,9 @@ RTOL = 1e-4
 #: The absolute tolerance of :func:`close` by default; a check that allows more for a value
 #: computed with more rounding adds to it: ``atol=expect.ATOL + slack``.
 ATOL = 1e-5
+#: ``np.allclose``'s tolerances, which :func:`sums_to_one` holds row sums to.
+ALLCLOSE_RTOL = 1e-5
+ALLCLOSE_ATOL = 1e-8
 
 
 def describe(value: Any) -> str:
@@ -169,6 +172,21 @@ def close(
     )
 
 
+def sums_to_one(sums: np.ndarray, what: str) -> None:
+    """Every entry of ``sums`` (the sums of rows that must be probability distributions) is
+    1 as ``np.allclose`` holds it: the tolerance of a lesson's own ``assert
+    np.allclose(A.sum(axis=1), 1.0)`` (rtol 1e-5, atol 1e-8), tighter than :func:`close`'s,
+    so weights divided by ``sum + 1e-4`` fail, and weights computed in float32 pass.
+
+    ``sums``: an array of row sums; ``what``: the sums as the student would write them. The
+    message names the first row that is not 1 ("A.sum(axis=-1) is wrong at index [0]: got
+    0.9999, expected 1"). Example::
+
+        expect.sums_to_one(A.sum(axis=-1), "A.sum(axis=-1)")
+    """
+    close(sums, np.ones(np.shape(sums)), what, rtol=ALLCLOSE_RTOL, atol=ALLCLOSE_ATOL)
+
+
 def raises(
     exception: type[BaseException] | tuple[type[BaseException], ...],
     call: str,
@@ -177,20 +195,21 @@ def raises(
     match: str | None = None,
     **kwargs: Any,
 ) -> None:
-    """``function(*args, **kwargs)`` raises ``exception`` (or a built-in subclass of it,
-    such as ``IndexError`` for ``LookupError``), or a failure saying what it did instead:
-    what it returned, or what else it raised.
+    """``function(*args, **kwargs)`` raises ``exception`` (an instance of it, as ``except``
+    catches: ``IndexError`` for ``LookupError``, the student's ``class WidthError(ValueError)``
+    for ``ValueError``), or a failure saying what it did instead: what it returned, or what
+    else it raised.
 
     ``exception``: the exception class the handout promises, as ``ValueError``, or a tuple
     of the classes it accepts, as ``except`` takes them (``(ValueError, AssertionError)``
-    where an ``assert`` is as good a refusal); ``call``:
-    the call as the student would write it; ``function``: the student's function
-    (``submission.top_k``), called with ``args`` and ``kwargs``; ``match`` (default None): a
-    regular expression the exception's message must contain (``re.search``), only where the
-    handout fixes the wording. The student's code runs in its own process, so only the
-    exception's name and message cross: a class the student defines matches only by the
-    same name. A stub's NotImplementedError passes through, so the function is told it is
-    not written yet. Example::
+    where an ``assert`` is as good a refusal); ``call``: the call as the student would write
+    it; ``function``: the student's function (``submission.top_k``), called with ``args``
+    and ``kwargs``; ``match`` (default None): a regular expression the exception's message
+    must contain (``re.search``), only where the handout fixes the wording. The student's
+    code runs in its own process, so only names cross: a built-in class is matched by the
+    built-in classes the raised one derives from (a class of the student's own merely named
+    ValueError is not one), a course's own class by its name. A stub's NotImplementedError
+    passes through, so the function is told it is not written yet. Example::
 
         expect.raises(ValueError, "top_k(scores, 10)", submission.top_k, scores, 10)
     """
@@ -199,8 +218,11 @@ def raises(
     except NotImplementedYet:
         raise  # a stub is told it is one, whatever the check expected
     except CallRaised as raised:
-        if raised.exception_type not in _names_of(exception):
-            raise CheckFailure(f"{call} should raise {_named(exception)}; it raised {raised.exception_type}: {raised.text}") from None
+        if not _is_a(raised, exception):
+            what = raised.exception_type
+            if raised.exception_type in _named(exception).split(" or "):  # a class of its own, named as a built-in one
+                what = f"a class of the file's own named {what} (it does not derive from the built-in {what})"
+            raise CheckFailure(f"{call} should raise {_named(exception)}; it raised {what}: {raised.text}") from None
         if match is not None and not re.search(match, raised.text):
             raise CheckFailure(
                 f"{call} raised {raised.exception_type} as it should, but its message {raised.text!r} does not say {match!r}"
@@ -209,12 +231,17 @@ def raises(
     raise CheckFailure(f"{call} should raise {_named(exception)}; it returned {describe(value)}", got=value)
 
 
-def _names_of(exception: type[BaseException] | tuple[type[BaseException], ...]) -> set[str]:
-    """The names of ``exception`` (each of a tuple) and of its built-in subclasses, the names
-    that cross the sandbox."""
+def _is_a(raised: CallRaised, exception: type[BaseException] | tuple[type[BaseException], ...]) -> bool:
+    """Whether what the student's call raised is an instance of ``exception`` (of one of a
+    tuple). Only names cross the sandbox: a built-in class is matched by the built-in classes
+    the raised one derives from (the student's ``class WidthError(ValueError)`` is a
+    ValueError, their own ``class ValueError(Exception)`` is not); a course's own class by
+    its name."""
     kinds = exception if isinstance(exception, tuple) else (exception,)
-    built_in = [value for value in vars(builtins).values() if isinstance(value, type) and issubclass(value, BaseException)]
-    return {kind.__name__ for kind in kinds} | {kind.__name__ for kind in built_in if issubclass(kind, kinds)}
+    return any(
+        kind.__name__ in raised.kinds if vars(builtins).get(kind.__name__) is kind else kind.__name__ == raised.exception_type
+        for kind in kinds
+    )
 
 
 def _named(exception: type[BaseException] | tuple[type[BaseException], ...]) -> str:

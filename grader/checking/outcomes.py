@@ -7,6 +7,7 @@ plugin turns whichever of these ends a check into that check's result.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from hypothesis.errors import UnsatisfiedAssumption
@@ -102,11 +103,23 @@ class FunctionMissing(SubmissionError):
 class CallRaised(SubmissionError):
     kind = "raised"
 
-    def __init__(self, message: str, *, exception_type: str, line: int | None, text: str = "") -> None:
+    def __init__(
+        self, message: str, *, exception_type: str, line: int | None, text: str = "", kinds: tuple[str, ...] | None = None
+    ) -> None:
         super().__init__(message, calls=None)
         self.exception_type = exception_type
         self.line = line
         self.text = text  # the exception's own message, as the submission raised it
+        # The built-in exception classes it is an instance of ("ValueError", "Exception", ...),
+        # as the worker read them; by default, those of the built-in class of that name.
+        self.kinds = _built_in_kinds(exception_type) if kinds is None else kinds
+
+
+def _built_in_kinds(name: str) -> tuple[str, ...]:
+    kind = getattr(builtins, name, None)
+    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+        return ()
+    return tuple(base.__name__ for base in kind.__mro__ if base is not object)
 
 
 class NotImplementedYet(CallRaised):

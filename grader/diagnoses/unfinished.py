@@ -95,10 +95,10 @@ def described(
     """What ``function`` does when its ``answers`` (``Answer``s) to the calls with ``args``
     show it unfinished, else None; ``reference`` holds the reference's values."""
     if answers and all(answer.raised == NOT_DEFINED for answer in answers):
-        return Stub(
-            f"{function} is missing: {answers[0].text} (the grader calls each function by the handout's name).",
-            kind="not_defined",
-        )
+        text = answers[0].text
+        # Where the file says nothing of the name, it may be written under another.
+        plainly = " (the grader calls each function by the handout's name)" if text.endswith("()") else ""
+        return Stub(f"{function} is missing: {text}{plainly}.", kind="not_defined")
     if all(answer.raised == NOT_IMPLEMENTED for answer in answers):
         return Stub(f"{function} raises NotImplementedError on every call: it is not finished yet.", kind="not_implemented")
     values = [answer.value for answer in answers]

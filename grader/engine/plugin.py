@@ -33,7 +33,7 @@ from hypothesis.errors import Flaky
 
 from grader import diagnoses, sources
 from grader.diagnoses import unfinished
-from grader.assignments import Assignment
+from grader.assignments import Assignment, written_for_another
 from grader.assignments.rubric import Rubric, chosen_rubric
 from grader.checking import secret, strategies
 from grader.checking.outcomes import CallRaised, CallTimedOut, CheckFailure, FunctionMissing, SubmissionError
@@ -428,7 +428,8 @@ class ReportExtras:
         """Ask submission ``index`` for its pictures and diagnoses, after its last check,
         and note how long all of it took (its ``duration_s``)."""
         kinds = self.kinds[index]
-        wrong = kinds & {"wrong_answer", "raised", "nondeterministic"}
+        # A function the file does not define is told so too: a head that loses points is told something.
+        wrong = kinds & {"wrong_answer", "raised", "nondeterministic", "missing_function"}
         unreliable = kinds & {"timeout", "crashed", "import_failed", "import_timeout", "grader_error"}
         started = self.started[index]
 
@@ -445,7 +446,10 @@ class ReportExtras:
             left = budget()
             pictures = _pictures(submission, left) if left and not unreliable else {}
             left = budget()
-            if left and wrong and not unreliable:
+            # A file written for another assignment is told so once, in the report's notes,
+            # and nothing per function.
+            elsewhere = written_for_another(set(submission.source.defined_names), submission.assignment)
+            if left and wrong and not unreliable and elsewhere is None:
                 found = _diagnose(submission, self.failed[index], left, self.failed_checks[index])
             elif left and unreliable == {"timeout"}:
                 found = _hangs_told(submission, left)

@@ -50,6 +50,8 @@ from grader.sandbox.workers import start_worker as start_worker_process
 from grader.sources import Source
 
 UNDEFINED_NAME = re.compile(r"name '(\w+)' is not defined.*", re.DOTALL)
+# The built-in classes read of one exception (its MRO holds a dozen at most: OSError's subclasses).
+MOST_KINDS = 16
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ class Submission(StudentFunctions):
         self.source = source
         self.limits = limits
         self.functions: tuple[str, ...] = ()
+        self._bound: dict[str, str] = {}  # names of the assignment's functions bound to something else: its type
         self.example_calls: list[Call] = []
         self._worker: Worker | None = None
         self._starting: Worker | None = None  # started, not yet ready
@@ -519,6 +522,8 @@ class Submission(StudentFunctions):
             line = header.get("line")
             line = line if type(line) is int else None
             kind, text = str(header.get("type"))[:100], str(header.get("message"))[:500]
+            kinds = header.get("kinds")
+            kinds = tuple(str(name)[:100] for name in kinds[:MOST_KINDS]) if isinstance(kinds, list) else ()
             where = f" ({self.source.where(line)})" if line else ""
             raised_in = _raised_in(header.get("function")) if line else None
             if kind == "NotImplementedError" and raised_in not in (None, function):
@@ -528,6 +533,7 @@ class Submission(StudentFunctions):
                     exception_type=kind,
                     line=line,
                     text=text,
+                    kinds=kinds,
                 )
             if kind == "NotImplementedError":
                 raise NotImplementedYet(
@@ -535,6 +541,7 @@ class Submission(StudentFunctions):
                     exception_type=kind,
                     line=line,
                     text=text,
+                    kinds=kinds,
                 )
             # Raised in a function of the file's own that this one calls: that one is blamed.
             blamed, caller = (raised_in, f", when the grader called {function}()") if raised_in not in (None, function) else (function, "")
@@ -548,7 +555,8 @@ class Submission(StudentFunctions):
                 hint = "; the sandbox lets a submission start only a few processes and threads: the lesson's functions need none"
             hint = hint or _space_hint(kind, text, self.limits)
             raise CallRaised(
-                f"{blamed}() raised {kind}: {text}{where}{caller}{hint}", exception_type=kind, line=line, text=text
+                f"{blamed}() raised {kind}: {text}{where}{caller}{hint}", exception_type=kind, line=line, text=text,
+                kinds=kinds,
             )
         if status == "missing":
             raise FunctionMissing(self._missing(function))
@@ -610,18 +618,26 @@ class Submission(StudentFunctions):
             self._session_failure = ImportFailed(f"{self.source.name} could not be imported: the worker did not start")
             raise self._session_failure
         self.functions = tuple(name for name in functions if name in self.assignment.by_name)
+        bound = header.get("bound")
+        self._bound = {
+            name: kind for name, kind in bound.items() if name in self.assignment.by_name and isinstance(kind, str) and kind.isidentifier()
+        } if isinstance(bound, dict) else {}
         self._worker = worker
         if self._checks_started is None:
             self._checks_started = time.monotonic()
         return worker
 
     def _missing(self, function: str) -> str:
+        """Why ``function`` cannot be called: not defined, or bound to something else."""
         other = written_for_another(set(self.source.defined_names), self.assignment)
         if other is not None:
             return (
                 f"the file does not define {function}(): it defines the functions of the assignment "
                 f"{other.name} instead ({', '.join(other.function_names)}); grade it with --assignment {other.name}"
             )
+        bound = self._bound.get(function, "NoneType")[:40]
+        if bound != "NoneType":
+            return f"{self.source.name} binds {function} to {_a(bound)} {bound}, not a function"
         return f"{self.source.name} does not define {function}(){self.source.why_missing(function)}"
 
     def _discard_worker(self) -> None:
@@ -655,6 +671,10 @@ def _raised_in(qualname: object) -> str | None:
     if "<locals>" in parts:  # a nested function (a decorator's wrapper): its own name; the line says where
         return parts[-1]
     return ".".join(parts)
+
+
+def _a(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
 def _size(value: Any) -> int:

@@ -197,7 +197,8 @@ def source_lines(source: dict[str, Any]) -> list[str]:
     if source.get("kind") != "notebook":
         return lines
     cells = source.get("cells") or []
-    lines.append(f"Graded the code of cells {', '.join(map(str, cells))}." if cells else "No code was graded.")
+    numbered = f"cell{'s' if len(cells) > 1 else ''} {', '.join(map(str, cells))}"
+    lines.append(f"Graded the code of {numbered}." if cells else "No code was graded.")
     left_out = source.get("left_out") or []
     if left_out:
         lines.append("Left out, so not run by the grader:")

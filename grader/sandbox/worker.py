@@ -70,6 +70,9 @@ def _describe(error: BaseException, path: str) -> dict:
         message = error.msg or message
     return {
         "type": type(error).__name__,
+        # The built-in classes it is an instance of: a check's "raises ValueError" holds for a
+        # subclass of the student's own, and not for a class of theirs merely named ValueError.
+        "kinds": [kind.__name__ for kind in type(error).__mro__ if kind.__module__ == "builtins" and kind is not object],
         "message": message[:MAX_MESSAGE],
         "line": line if isinstance(line, int) else None,
         "function": function if isinstance(function, str) else None,
@@ -127,7 +130,9 @@ def serve(requests: int, replies: int, path: str, load, functions: tuple) -> Non
         wire.write_all(replies, wire.encode({"status": "import_failed", **_describe(error, path)}, []))
         return
     present = [name for name in functions if callable(getattr(module, name, None))]
-    wire.write_all(replies, wire.encode({"status": "ready", "functions": present}, []))
+    # A name bound to something else (causal_mask = 5): what it is bound to, for the feedback.
+    bound = {name: type(getattr(module, name)).__name__ for name in functions if name not in present and hasattr(module, name)}
+    wire.write_all(replies, wire.encode({"status": "ready", "functions": present, "bound": bound}, []))
     reader = wire.FrameReader(requests)
     while True:
         try:

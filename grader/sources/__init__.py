@@ -23,6 +23,7 @@ import functools
 import json
 import keyword
 import re
+import sys
 import threading
 import traceback
 from dataclasses import dataclass, field, replace
@@ -95,11 +96,31 @@ class Source:
         return f"cell {cell}, line {cell_line}"
 
     def why_missing(self, function: str) -> str:
-        """A clause saying why ``function`` is not defined, when left-out code defined it."""
+        """A clause saying why ``function`` is not defined, when left-out code defined it, or
+        code under ``if __name__ == "__main__":``."""
         piece = self.defined_only_in.get(function)
-        if piece is None:
-            return ""
-        return f" (cell {piece.cell} defines it, but the grader left that out: {piece.reason})"
+        if piece is not None:
+            return f" (cell {piece.cell} defines it, but the grader left that out: {piece.reason})"
+        if function in self._defined_when_run:
+            return (
+                ': it is defined only under if __name__ == "__main__":, which runs when you run the file, '
+                "not when the grader imports it; define it at the top level"
+            )
+        return ""
+
+    @functools.cached_property
+    def _defined_when_run(self) -> frozenset[str]:
+        """The names bound inside a top-level ``if __name__ == "__main__":`` (none when the
+        module does not parse)."""
+        from grader.sources.selection import bound_names
+
+        try:
+            with _PARSING:
+                tree = ast.parse(self.code)
+        except Exception:  # a syntax error, or a file built to exhaust the parser
+            return frozenset()
+        guards = [statement for statement in tree.body if isinstance(statement, ast.If) and _is_main_guard(statement.test)]
+        return frozenset(name for guard in guards for name in bound_names(guard))
 
     def why_undefined(self, name: str) -> str:
         """A sentence for a NameError of ``name``, when left-out code defined it."""
@@ -156,6 +177,13 @@ class Source:
         return found
 
 
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    return {ast.unparse(test.left), ast.unparse(test.comparators[0])} == {"__name__", "'__main__'"}
+
+
 def is_notebook_name(suffix: str) -> bool:
     """Whether a file of this suffix (``.ipynb``) is handed in as a notebook."""
     return suffix.lower() == NOTEBOOK_SUFFIX
@@ -170,15 +198,21 @@ def display_name(suffix: str, named_as: str) -> str:
 
 
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+# Names a reproduction's `from <name> import ...` would find elsewhere first (or that a
+# student's file of that name hides from the code it imports).
+_TAKEN_NAMES = sys.stdlib_module_names | {"numpy"}
 
 
 def own_stem(path: Path) -> str | None:
     """The stem of ``path`` where feedback may call the file by its own name (``my_head`` of
-    ``my_head.py``: the "line 8" a student finds, and the module a reproduction imports):
-    a name Python can import, so never one that could hold a control character or a path.
-    None for any other name (``Lab 3.ipynb``): feedback then uses the handout's."""
+    ``my_head.py``: the "line 8" a student finds, and the module a reproduction imports): a
+    ``.py`` or ``.ipynb`` file whose stem is a plain module name (ASCII letters, digits and
+    underscores, at most 64), not a keyword, a dunder, a standard library module's or
+    numpy's, so never one that could hold a control character or a path. None for any other
+    (``Lab 3.ipynb``, ``numpy.py``, ``head.txt``): feedback then uses the handout's name."""
     stem = path.stem
-    return stem if _MODULE_NAME.fullmatch(stem) and not keyword.iskeyword(stem) else None
+    plain = path.suffix in (".py", NOTEBOOK_SUFFIX) and _MODULE_NAME.fullmatch(stem) and not keyword.iskeyword(stem)
+    return stem if plain and not stem.startswith("__") and stem not in _TAKEN_NAMES else None
 
 
 def size_limit(path: Path) -> int:

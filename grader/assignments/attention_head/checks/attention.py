@@ -40,7 +40,7 @@ def test_rows_sum_to_one(submission, qkv):
     Q, K, V = qkv
     _, A = expect.pair(submission.attention(Q, K, V), "attention(Q, K, V)")
     expect.shape(A, (Q.shape[0], K.shape[0]), "A")
-    expect.close(A.sum(axis=-1), np.ones(Q.shape[0]), "A.sum(axis=-1)")
+    expect.sums_to_one(A.sum(axis=-1), "A.sum(axis=-1)")
 
 
 @check(qkv=strategies.attention_inputs())
@@ -101,8 +101,9 @@ def test_matches_reference(submission, qkvm):
     call = "attention(Q, K, V)" if mask is None else "attention(Q, K, V, mask)"
     out, A = expect.pair(submission.attention(Q, K, V, mask), call)
     expected_out, expected_A = reference.attention(Q, K, V, mask)
-    expect.close(A, expected_A, "A")
-    expect.close(out, expected_out, "out", atol=_column_slack(V)[None, :])
+    # np.allclose's relative tolerance, as the lesson's own asserts: A float32 head passes.
+    expect.close(A, expected_A, "A", rtol=expect.ALLCLOSE_RTOL)
+    expect.close(out, expected_out, "out", rtol=expect.ALLCLOSE_RTOL, atol=_column_slack(V)[None, :])
 
 
 @check(qkvm=strategies.masked_attention_inputs())

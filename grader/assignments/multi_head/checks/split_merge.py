@@ -57,8 +57,11 @@ def test_split_columns(submission, xh):
 
 @check(xh=strategies.uneven_split_inputs())
 def test_split_refuses_uneven_width(submission, xh):
-    """Bonus: split_heads refuses an X whose width is no multiple of n_heads: it raises ValueError (an assert's AssertionError counts too), where slicing d_model // n_heads columns per head would silently drop the rest."""
+    """Bonus: split_heads refuses an X whose width is no multiple of n_heads: it raises ValueError (an assert's AssertionError counts too), where slicing d_model // n_heads columns per head would silently drop the rest, and still splits those rows made n_heads times as wide."""
     X, n_heads = xh
+    # A refusal counts where the width is the fault: the same X repeated n_heads times is split.
+    widened = np.tile(X, (1, n_heads))
+    expect.array(submission.split_heads(widened, n_heads), f"split_heads(X, {n_heads}) for X of shape {widened.shape}")
     expect.raises(
         (ValueError, AssertionError), f"split_heads(X, {n_heads}) for X of shape {X.shape}", submission.split_heads, X, n_heads
     )
