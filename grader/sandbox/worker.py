@@ -130,7 +130,7 @@ def serve(requests: int, replies: int, path: str, load, functions: tuple) -> Non
         wire.write_all(replies, wire.encode({"status": "import_failed", **_describe(error, path)}, []))
         return
     present = [name for name in functions if callable(getattr(module, name, None))]
-    # A name bound to something else (causal_mask = 5): what it is bound to, for the feedback.
+    # A function's name bound to something else (a number, say): its type, for the feedback.
     bound = {name: type(getattr(module, name)).__name__ for name in functions if name not in present and hasattr(module, name)}
     wire.write_all(replies, wire.encode({"status": "ready", "functions": present, "bound": bound}, []))
     reader = wire.FrameReader(requests)
