@@ -220,7 +220,7 @@ def raises(
     except CallRaised as raised:
         if not _is_a(raised, exception):
             what = raised.exception_type
-            if raised.exception_type in _named(exception).split(" or "):  # a class of its own, named as a built-in one
+            if what in {kind.__name__ for kind in _classes(exception)}:  # a class of its own, named as a built-in one
                 what = f"a class of the file's own named {what} (it does not derive from the built-in {what})"
             raise CheckFailure(f"{call} should raise {_named(exception)}; it raised {what}: {raised.text}") from None
         if match is not None and not re.search(match, raised.text):
@@ -237,17 +237,19 @@ def _is_a(raised: CallRaised, exception: type[BaseException] | tuple[type[BaseEx
     the raised one derives from (the student's ``class WidthError(ValueError)`` is a
     ValueError, their own ``class ValueError(Exception)`` is not); a course's own class by
     its name."""
-    kinds = exception if isinstance(exception, tuple) else (exception,)
     return any(
         kind.__name__ in raised.kinds if vars(builtins).get(kind.__name__) is kind else kind.__name__ == raised.exception_type
-        for kind in kinds
+        for kind in _classes(exception)
     )
+
+
+def _classes(exception: type[BaseException] | tuple[type[BaseException], ...]) -> tuple[type[BaseException], ...]:
+    return exception if isinstance(exception, tuple) else (exception,)
 
 
 def _named(exception: type[BaseException] | tuple[type[BaseException], ...]) -> str:
     """``ValueError``, or ``ValueError or AssertionError`` for a tuple."""
-    kinds = exception if isinstance(exception, tuple) else (exception,)
-    return " or ".join(kind.__name__ for kind in kinds)
+    return " or ".join(kind.__name__ for kind in _classes(exception))
 
 
 def same_attention(

@@ -109,17 +109,20 @@ class Source:
         return ""
 
     @functools.cached_property
-    def _defined_when_run(self) -> frozenset[str]:
-        """The names bound inside a top-level ``if __name__ == "__main__":`` (none when the
-        module does not parse)."""
-        from grader.sources.selection import bound_names
-
+    def _top_level(self) -> tuple[ast.stmt, ...]:
+        """The module's top-level statements, parsed once (none when it does not parse)."""
         try:
             with _PARSING:
-                tree = ast.parse(self.code)
+                return tuple(ast.parse(self.code).body)
         except Exception:  # a syntax error, or a file built to exhaust the parser
-            return frozenset()
-        guards = [statement for statement in tree.body if isinstance(statement, ast.If) and _is_main_guard(statement.test)]
+            return ()
+
+    @functools.cached_property
+    def _defined_when_run(self) -> frozenset[str]:
+        """The names bound inside a top-level ``if __name__ == "__main__":``."""
+        from grader.sources.selection import bound_names
+
+        guards = [statement for statement in self._top_level if isinstance(statement, ast.If) and _is_main_guard(statement.test)]
         return frozenset(name for guard in guards for name in bound_names(guard))
 
     def why_undefined(self, name: str) -> str:
@@ -134,12 +137,7 @@ class Source:
         """The names the module's top level defines (none when it does not parse)."""
         from grader.sources.selection import bound_names
 
-        try:
-            with _PARSING:
-                tree = ast.parse(self.code)
-        except Exception:  # a syntax error, or a file built to exhaust the parser
-            return frozenset()
-        return frozenset(name for statement in tree.body for name in bound_names(statement))
+        return frozenset(name for statement in self._top_level for name in bound_names(statement))
 
     @property
     def function_names(self) -> frozenset[str]:
@@ -155,14 +153,9 @@ class Source:
 
     @functools.cached_property
     def _function_lines(self) -> tuple[tuple[str, int, int], ...]:
-        try:
-            with _PARSING:
-                tree = ast.parse(self.code)
-        except Exception:  # a syntax error, or a file built to exhaust the parser
-            return ()
         return tuple(
             (node.name, node.lineno, node.end_lineno or node.lineno)
-            for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for node in self._top_level if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
 
     def summary(self) -> dict[str, Any] | None:
